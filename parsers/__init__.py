@@ -1,0 +1,1 @@
+"""Pure parsers: bytes of one file in, typed frames and reasons out. No Dagster, no DuckDB."""

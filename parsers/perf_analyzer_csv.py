@@ -1,0 +1,152 @@
+"""perf_analyzer `-f` CSV (FORMATS.md section 5), every version from 19.07 to 23.x."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from parsers.base import (
+    CsvLine,
+    FormatError,
+    Parsed,
+    RowProblem,
+    SourceFile,
+    csv_records,
+    frame,
+    number,
+    whole_number,
+)
+from schemas.perf_analyzer import PERF_ANALYZER
+
+US = 1e-3  # perf_analyzer writes integer microseconds
+
+# header -> (column, scale)
+_COLUMNS: dict[str, tuple[str, float]] = {
+    "Inferences/Second": ("throughput_per_s", 1.0),
+    "Response Throughput": ("response_throughput_per_s", 1.0),
+    "Client Send": ("client_send_ms", US),
+    "Network+Server Send/Recv": ("network_server_send_recv_ms", US),
+    "Server Queue": ("server_queue_ms", US),
+    "Server Compute": ("server_compute_ms", US),
+    "Server Compute Input": ("server_compute_input_ms", US),
+    "Server Compute Infer": ("server_compute_infer_ms", US),
+    "Server Compute Output": ("server_compute_output_ms", US),
+    "Server Cache Hit": ("server_cache_hit_ms", US),
+    "Server Cache Miss": ("server_cache_miss_ms", US),
+    "Client Recv": ("client_recv_ms", US),
+    "p50 latency": ("latency_p50_ms", US),
+    "p90 latency": ("latency_p90_ms", US),
+    "p95 latency": ("latency_p95_ms", US),
+    "p99 latency": ("latency_p99_ms", US),
+    "Avg latency": ("latency_avg_ms", US),
+    "request/response": ("client_send_recv_ms", US),
+    "response wait": ("client_response_wait_ms", US),
+}
+# GPU cells hold "<uuid>:<value>;" per GPU: (column, scale, how to combine GPUs)
+_GPU_COLUMNS: dict[str, tuple[str, float, str]] = {
+    "Avg GPU Utilization": ("gpu_utilization_pct", 100.0, "mean"),  # 0-1 fraction
+    "Avg GPU Power Usage": ("gpu_power_w", 1.0, "sum"),
+    "Max GPU Memory Usage": ("gpu_memory_mb", 1e-6, "max"),  # bytes
+    "Total GPU Memory": ("gpu_memory_total_mb", 1e-6, "max"),
+}
+_LOAD = {"Concurrency": "concurrency", "Request Rate": "request_rate_per_s"}
+
+
+class PerfAnalyzerCsv:
+    format = "perf_analyzer_csv"
+    version = 1
+    tables = (PERF_ANALYZER,)
+
+    def sniff(self, src: SourceFile) -> bool:
+        first = src.head(2048).lstrip().split("\n", 1)[0]
+        return "Inferences/Second" in first and any(k in first for k in _LOAD)
+
+    def parse(self, src: SourceFile) -> Parsed:
+        records = list(csv_records(src.text()))
+        if not records:
+            raise FormatError("empty file")
+        header = records[0].cells
+        load = [h for h in header if h in _LOAD]
+        if len(load) != 1 or "Inferences/Second" not in header:
+            raise FormatError(
+                "header lacks 'Inferences/Second' and exactly one of 'Concurrency' or "
+                f"'Request Rate': {','.join(header)[:200]}"
+            )
+        if len(records) == 1:
+            raise FormatError("header only: the perf_analyzer run produced no measurement rows")
+        model, batch = _model_and_batch(src.name)
+        rows, problems = [], []
+        for rec in records[1:]:
+            try:
+                rows.append(_row(header, rec, model, batch))
+            except ValueError as exc:
+                problems.append(RowProblem(f"line {rec.number}", str(exc), PERF_ANALYZER.key,
+                                           json.dumps(rec.cells)))
+        return Parsed({PERF_ANALYZER.key: frame(rows, PERF_ANALYZER)}, problems)
+
+
+def _row(header: list[str], rec: CsvLine, model: str | None, batch: int | None) -> dict:
+    cells = rec.cells
+    if len(cells) == len(header) + 1 and cells[-1] == "":
+        cells = cells[:-1]  # 22.10-23.08 verbose rows end with a stray comma
+    if len(cells) != len(header):
+        raise ValueError(f"{len(cells)} cells for {len(header)} header columns")
+    row: dict[str, object] = {
+        "model": model, "model_source": "file name" if model else None,
+        "batch_size": batch, "source_line": rec.number,
+    }
+    extra: dict[str, str] = {}
+    for head, cell in zip(header, cells, strict=True):
+        if head == "Concurrency":
+            row["concurrency"] = whole_number(cell)
+        elif head == "Request Rate":
+            row["request_rate_per_s"] = number(cell)
+        elif head in _COLUMNS:
+            column, scale = _COLUMNS[head]
+            value = number(cell)
+            row[column] = None if value is None else value * scale
+        elif head in _GPU_COLUMNS:
+            column, scale, combine = _GPU_COLUMNS[head]
+            per_gpu = _gpu_cell(cell)
+            if per_gpu:
+                row["gpu_uuids"] = ";".join(per_gpu)
+                row[column] = _combine([v * scale for v in per_gpu.values()], combine)
+        else:
+            extra[head] = cell
+    if row.get("throughput_per_s") is None:
+        raise ValueError("no Inferences/Second value")
+    row["extra"] = json.dumps(extra) if extra else None
+    return row
+
+
+def _gpu_cell(cell: str) -> dict[str, float]:
+    values: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in cell.split(";"))):
+        uuid, sep, value = part.rpartition(":")
+        if not sep:
+            raise ValueError(f"GPU cell {cell!r} is not '<uuid>:<value>;'")
+        parsed = number(value)
+        if parsed is not None:
+            values[uuid] = parsed
+    return values
+
+
+def _combine(values: list[float], how: str) -> float:
+    if how == "sum":
+        return sum(values)
+    if how == "max":
+        return max(values)
+    return sum(values) / len(values)
+
+
+_BATCH_IN_NAME = re.compile(r"(?:^|[_\-.])s?batch[_\-]?(\d+)", re.IGNORECASE)
+
+
+def _model_and_batch(name: str) -> tuple[str | None, int | None]:
+    """Model Analyzer names the file '<model>-results.csv'; QA files carry '_sbatch<N>'."""
+    stem = name.rsplit(".", 1)[0]
+    batch_match = _BATCH_IN_NAME.search(stem)
+    batch = int(batch_match.group(1)) if batch_match else None
+    if stem.endswith("-results"):
+        return stem[: -len("-results")], batch
+    return stem, batch

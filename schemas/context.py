@@ -1,0 +1,65 @@
+"""Run context (from run.yaml) and reference data (raw/reference/*.csv)."""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+
+from schemas.spec import NON_NEGATIVE, Table, integer, real, text
+
+VIRTUALIZATION = ("bare-metal", "vm")
+PRECISIONS = ("fp32", "fp16", "bf16", "fp8", "int8", "int4")
+
+CONTEXT_COLUMNS = (
+    text("system", "Server or cluster name (run.yaml 'system')."),
+    text("gpu_model", "GPU model, e.g. H100-80GB (run.yaml 'gpu_model', else the GPU name a "
+         "Model Analyzer checkpoint recorded)."),
+    real("gpu_memory_gb", "Memory of one GPU, decimal GB (run.yaml 'gpu_memory_gb').",
+         checks=NON_NEGATIVE),
+    integer("gpus_per_node", "GPUs per node (run.yaml 'gpus_per_node').", checks=NON_NEGATIVE),
+    integer("nodes", "Nodes in the run (run.yaml 'nodes').", checks=NON_NEGATIVE),
+    text("virtualization", "bare-metal or vm (run.yaml 'virtualization').",
+         checks=(pa.Check.isin(VIRTUALIZATION),)),
+    text("storage_system", "Storage system name (run.yaml 'storage_system')."),
+    text("network", "Interconnect or network (run.yaml 'network')."),
+    text("precision", "Numeric precision (run.yaml 'precision').",
+         checks=(pa.Check.isin(PRECISIONS),)),
+    text("dataset", "Dataset name (run.yaml 'dataset')."),
+    text("run_date", "Date of the run as written in run.yaml 'date' (ISO 8601)."),
+    text("tags", "Free key/value tags as a JSON object: run.yaml 'tags' plus unknown keys."),
+)
+
+FILE_CONTEXT = Table(
+    "raw", "file_context",
+    "Effective run context of every loaded file: run.yaml files from the file's folder up to "
+    "the raw root, nearest wins key by key. Rebuilt on every ingestion.",
+    (
+        text("source_file", "File path relative to the raw root.", nullable=False),
+        *CONTEXT_COLUMNS,
+        text("context_files", "run.yaml files that contributed, nearest first, ';'-separated."),
+    ),
+    lineage=False,
+)
+
+REFERENCE_MODELS = Table(
+    "raw", "reference_models",
+    "Model reference data from raw/reference/models.csv.",
+    (
+        text("model", "Model name, as the profilers report it.", nullable=False),
+        real("parameters_billions", "Parameter count in billions.", nullable=False,
+             checks=(pa.Check.gt(0),)),
+        text("precision", "Precision the model is served in: " + ", ".join(PRECISIONS) + ".",
+             nullable=False, checks=(pa.Check.isin(PRECISIONS),)),
+        integer("source_line", "Line in models.csv."),
+    ),
+)
+
+REFERENCE_GPUS = Table(
+    "raw", "reference_gpus",
+    "GPU reference data from raw/reference/gpus.csv.",
+    (
+        text("gpu_model", "GPU model name, as used in run.yaml 'gpu_model'.", nullable=False),
+        real("memory_gb", "Memory of one GPU, decimal GB.", nullable=False,
+             checks=(pa.Check.gt(0),)),
+        integer("source_line", "Line in gpus.csv."),
+    ),
+)

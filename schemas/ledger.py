@@ -1,0 +1,72 @@
+"""Bookkeeping tables: what was seen, what became of it, and what could not be used."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from schemas.spec import Column, Table, integer, text
+
+STATUSES = ("loaded", "unchanged", "rejected", "ignored")
+
+INGESTED_FILES = Table(
+    "raw", "ingested_files",
+    "One row per file under the raw root, with what the latest ingestion did with it.",
+    (
+        text("path", "File path relative to the raw root (POSIX separators).", nullable=False),
+        text("sha256", "SHA-256 of the file's bytes.", nullable=False),
+        integer("size_bytes", "File size in bytes.", nullable=False),
+        text("format", "Format detected from the content (NULL when none matched)."),
+        text("status", "loaded: rows written this run; unchanged: same path and sha256 as "
+             "before, rows kept; rejected: nothing loaded, see error; ignored: recognised "
+             "as not a result (a config, a README), see error.", nullable=False),
+        integer("rows_loaded", "Data rows this file currently has in the warehouse.",
+                nullable=False),
+        integer("rows_quarantined", "Rows of this file held back in raw.quarantine.",
+                nullable=False),
+        text("error", "Why the file was rejected or ignored, in words a person can act on."),
+        integer("parser_version", "Version of the parser that produced the rows."),
+        Column("ingested_at", pl.Datetime, "When the file's current rows were written (UTC)."),
+        Column("last_seen_at", pl.Datetime, "Start of the latest ingestion that saw the file."),
+        text("run_id", "Ingestion run that last wrote this file's rows or status."),
+    ),
+    lineage=False,
+)
+
+QUARANTINE = Table(
+    "raw", "quarantine",
+    "Files and rows that could not be loaded, with the reason. A file's entries are "
+    "replaced whenever the file is processed again.",
+    (
+        text("source_file", "File path relative to the raw root.", nullable=False),
+        text("file_sha256", "SHA-256 of the file's bytes.", nullable=False),
+        text("target_table", "Table the rows were meant for (NULL when the whole file failed)."),
+        text("location", "Where in the file: 'line 12', 'row 3', a JSON path, or 'file'.",
+             nullable=False),
+        text("reason", "What is wrong, in words a person can act on.", nullable=False),
+        text("row_values", "The offending row as JSON, when there is one."),
+        text("run_id", "Ingestion run that quarantined it.", nullable=False),
+    ),
+    lineage=False,
+)
+
+INGESTION_RUNS = Table(
+    "raw", "ingestion_runs",
+    "One row per ingestion run: when, over what, and what came of it.",
+    (
+        text("run_id", "Dagster run id, or a local id for runs outside Dagster.", nullable=False),
+        Column("started_at", pl.Datetime, "Start of the run (UTC).", nullable=False),
+        Column("finished_at", pl.Datetime, "End of the run (UTC)."),
+        text("raw_root", "Absolute raw root the run scanned.", nullable=False),
+        integer("files_seen", "Files found under the raw root.", nullable=False),
+        integer("files_loaded", "Files parsed and loaded this run.", nullable=False),
+        integer("files_unchanged", "Files skipped because path and sha256 were unchanged.",
+                nullable=False),
+        integer("files_rejected", "Files rejected this run.", nullable=False),
+        integer("files_ignored", "Files recognised as not a result.", nullable=False),
+        integer("files_removed", "Files whose rows were removed because they left the raw root.",
+                nullable=False),
+    ),
+    lineage=False,
+)
+
+TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS)

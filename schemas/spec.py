@@ -1,0 +1,134 @@
+"""One declaration per warehouse table: its columns, units and meaning.
+
+The same `Table` object produces the DuckDB DDL, the `COMMENT ON` text, the pandera
+(polars) schema that guards every write, and the documentation. Nothing about a column
+is written twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandera.polars as pa
+import polars as pl
+
+_DUCKDB_TYPES: dict[type[pl.DataType], str] = {
+    pl.Utf8: "VARCHAR",
+    pl.Float64: "DOUBLE",
+    pl.Int64: "BIGINT",
+    pl.Boolean: "BOOLEAN",
+    pl.Datetime: "TIMESTAMP",
+    pl.Date: "DATE",
+}
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    dtype: type[pl.DataType]
+    description: str
+    nullable: bool = True
+    checks: tuple[pa.Check, ...] = ()
+
+    @property
+    def duckdb_type(self) -> str:
+        return _DUCKDB_TYPES[self.dtype]
+
+
+def text(name: str, description: str, **kw: object) -> Column:
+    return Column(name, pl.Utf8, description, **kw)  # type: ignore[arg-type]
+
+
+def real(name: str, description: str, **kw: object) -> Column:
+    return Column(name, pl.Float64, description, **kw)  # type: ignore[arg-type]
+
+
+def integer(name: str, description: str, **kw: object) -> Column:
+    return Column(name, pl.Int64, description, **kw)  # type: ignore[arg-type]
+
+
+def flag(name: str, description: str, **kw: object) -> Column:
+    return Column(name, pl.Boolean, description, **kw)  # type: ignore[arg-type]
+
+
+NON_NEGATIVE = (pa.Check.ge(0),)
+PERCENT = (pa.Check.in_range(0, 100),)
+
+# Every data row says which file, at which version, it came from.
+LINEAGE = (
+    text("source_file", "Path of the input file, relative to the raw root.", nullable=False),
+    text("file_sha256", "SHA-256 of the input file's bytes when these rows were loaded.",
+         nullable=False),
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    schema: str
+    name: str
+    description: str
+    columns: tuple[Column, ...]
+    lineage: bool = True
+    unique: tuple[str, ...] = field(default=())
+
+    @property
+    def key(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+    @property
+    def all_columns(self) -> tuple[Column, ...]:
+        return self.columns + (LINEAGE if self.lineage else ())
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c.name for c in self.all_columns]
+
+    @property
+    def polars_schema(self) -> dict[str, type[pl.DataType]]:
+        return {c.name: c.dtype for c in self.all_columns}
+
+    def pandera_schema(self) -> pa.DataFrameSchema:
+        return pa.DataFrameSchema(
+            {c.name: pa.Column(c.dtype, list(c.checks), nullable=c.nullable)
+             for c in self.all_columns},
+            name=self.key,
+            strict=True,
+            ordered=False,
+        )
+
+    def create_sql(self) -> str:
+        cols = ",\n  ".join(f"{quote_ident(c.name)} {c.duckdb_type}" for c in self.all_columns)
+        return f"CREATE TABLE IF NOT EXISTS {self.qualified} (\n  {cols}\n)"
+
+    def comment_sql(self) -> list[str]:
+        stmts = [f"COMMENT ON TABLE {self.qualified} IS {quote_literal(self.description)}"]
+        stmts += [
+            f"COMMENT ON COLUMN {self.qualified}.{quote_ident(c.name)} "
+            f"IS {quote_literal(c.description)}"
+            for c in self.all_columns
+        ]
+        return stmts
+
+    @property
+    def qualified(self) -> str:
+        return f"{quote_ident(self.schema)}.{quote_ident(self.name)}"
+
+    def empty_frame(self) -> pl.DataFrame:
+        return pl.DataFrame(schema=self.polars_schema)
+
+    def conform(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """Add missing nullable columns as NULL, cast to declared types, order as declared.
+
+        Casting is strict: a value that does not fit its type is an error, not a NULL."""
+        missing = [c for c in self.all_columns if c.name not in frame.columns]
+        frame = frame.with_columns(pl.lit(None, dtype=c.dtype).alias(c.name) for c in missing)
+        return frame.select(pl.col(c.name).cast(c.dtype, strict=True) for c in self.all_columns)
+
+
+def quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_literal(value: str) -> str:
+    """Only for DDL text the project itself writes (COMMENT ON takes no parameters)."""
+    return "'" + value.replace("'", "''") + "'"
