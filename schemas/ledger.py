@@ -6,7 +6,7 @@ import polars as pl
 
 from schemas.spec import Column, Table, integer, text
 
-STATUSES = ("loaded", "unchanged", "rejected", "ignored")
+STATUSES = ("loaded", "unchanged", "rejected", "ignored", "missing")
 
 INGESTED_FILES = Table(
     "raw", "ingested_files",
@@ -15,10 +15,13 @@ INGESTED_FILES = Table(
         text("path", "File path relative to the raw root (POSIX separators).", nullable=False),
         text("sha256", "SHA-256 of the file's bytes.", nullable=False),
         integer("size_bytes", "File size in bytes.", nullable=False),
+        integer("mtime_ns", "Modification time (ns since the epoch) when last hashed; with the "
+                "size it lets an unchanged file skip hashing."),
         text("format", "Format detected from the content (NULL when none matched)."),
         text("status", "loaded: rows written this run; unchanged: same path and sha256 as "
              "before, rows kept; rejected: nothing loaded, see error; ignored: recognised "
-             "as not a result (a config, a README), see error.", nullable=False),
+             "as not a result (a config, a README), see error; missing: no longer under the raw "
+             "root, its rows are kept until purged.", nullable=False),
         integer("rows_loaded", "Data rows this file currently has in the warehouse.",
                 nullable=False),
         integer("rows_quarantined", "Rows of this file held back in raw.quarantine.",

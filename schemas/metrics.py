@@ -6,7 +6,7 @@ Units are in the names and fixed here: times in milliseconds, memory in decimal 
 
 from __future__ import annotations
 
-from schemas.spec import NON_NEGATIVE, PERCENT, integer, real, text
+from schemas.spec import NON_NEGATIVE, PERCENT, Column, integer, real, text
 
 MODEL = text("model", "Model name as the profiler reported it.")
 CONFIG_VARIANT = text(
@@ -23,7 +23,7 @@ REQUEST_RATE = real("request_rate_per_s", "Requests issued per second (load leve
 THROUGHPUT = real("throughput_per_s", "Inferences completed per second.", checks=NON_NEGATIVE)
 
 
-def latency(stat: str, what: str = "End-to-end request latency") -> object:
+def latency(stat: str, what: str = "End-to-end request latency") -> Column:
     return real(f"latency_{stat}_ms", f"{what}, {stat}, in milliseconds.", checks=NON_NEGATIVE)
 
 
@@ -34,6 +34,8 @@ CLIENT_RECV = real("client_recv_ms", "Client time to receive a response, ms.",
                    checks=NON_NEGATIVE)
 CLIENT_RESPONSE_WAIT = real("client_response_wait_ms",
                             "Client time waiting for the response, ms.", checks=NON_NEGATIVE)
+CLIENT_SEND_RECV = real("client_send_recv_ms", "Client request send plus response receive "
+                        "time (perf_analyzer 'request/response'), ms.", checks=NON_NEGATIVE)
 NETWORK = real("network_server_send_recv_ms",
                "Network plus server send/receive time, ms.", checks=NON_NEGATIVE)
 SERVER_QUEUE = real("server_queue_ms", "Time a request waited in the server queue, ms.",

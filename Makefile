@@ -1,0 +1,42 @@
+# Two commands from a fresh machine: `make run`, then `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+export DAGSTER_HOME := $(CURDIR)/.dagster
+
+.PHONY: run test lint ui samples clean
+
+$(INSTALLED): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(INSTALLED)
+
+$(DAGSTER_HOME):
+	mkdir -p $(DAGSTER_HOME) && touch $(DAGSTER_HOME)/dagster.yaml
+
+## run: install, ingest raw/ into warehouse/warehouse.duckdb, print what was built
+run: $(INSTALLED) $(DAGSTER_HOME)
+	$(BIN)/sizing ingest
+
+## test: install, lint, then the whole test suite
+test: $(INSTALLED)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+## lint: ruff and the type checker
+lint: $(INSTALLED)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+## ui: the Dagster UI on http://127.0.0.1:3000 (runs, sensor and schedule live in .dagster/)
+ui: $(INSTALLED) $(DAGSTER_HOME)
+	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+
+## samples: rewrite the sample raw root from samples/generate.py
+samples: $(INSTALLED)
+	$(BIN)/python -m samples.generate raw
+
+clean:
+	rm -rf warehouse/*.duckdb warehouse/*.lock .dagster

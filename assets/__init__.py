@@ -1,0 +1,1 @@
+"""Dagster assets: thin wrappers that find inputs, call the engine, and report metadata."""

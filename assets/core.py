@@ -1,0 +1,113 @@
+"""The core layer: one normalized record per measurement, and the checks that guard it."""
+
+import dagster as dg
+
+from assets.metadata import markdown, table_metadata
+from assets.raw import RAW_KEYS
+from assets.resources import Warehouse
+from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
+from schemas.core import INFERENCE_MEASUREMENTS
+from schemas.genai_perf import GENAI_PERF
+from schemas.ledger import INGESTED_FILES, QUARANTINE
+from schemas.model_analyzer import MODEL_ANALYZER_GPU, MODEL_ANALYZER_INFERENCE
+from schemas.model_analyzer_checkpoint import (
+    MODEL_ANALYZER_CHECKPOINT,
+    MODEL_ANALYZER_CHECKPOINT_GPUS,
+)
+from schemas.perf_analyzer import PERF_ANALYZER
+from transforms.inference import build_inference_measurements
+
+INFERENCE_KEY = dg.AssetKey(["core", "inference_measurements"])
+
+CHECK_THROUGHPUT_POSITIVE = "throughput_positive"
+CHECK_PERCENTILES_ORDERED = "latency_percentiles_ordered"
+CHECK_HAS_MODEL = "every_measurement_names_its_model"
+CHECK_NO_REJECTED_FILES = "no_rejected_files"
+
+_INPUTS = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOINT,
+           MODEL_ANALYZER_CHECKPOINT_GPUS, PERF_ANALYZER, GENAI_PERF, FILE_CONTEXT,
+           REFERENCE_GPUS, INGESTED_FILES)
+FAILING_ROWS_SHOWN = 20
+
+
+@dg.asset(
+    key=INFERENCE_KEY,
+    group_name="core",
+    deps=[RAW_KEYS[t.key] for t in _INPUTS],
+    kinds={"duckdb"},
+    description=INFERENCE_MEASUREMENTS.description,
+)
+def inference_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    with warehouse.writer() as store:
+        held_back = build_inference_measurements(store, context.run_id)
+        metadata = table_metadata(store, INFERENCE_MEASUREMENTS)
+    metadata["rows_quarantined"] = dg.MetadataValue.int(held_back)
+    return dg.MaterializeResult(metadata=metadata)
+
+
+def _rows_check(warehouse: Warehouse, sql: str, what: str) -> dg.AssetCheckResult:
+    """Pass when `sql` returns no row; otherwise show the offending rows."""
+    with warehouse.reader() as store:
+        failing = store.query(sql)
+    return dg.AssetCheckResult(
+        passed=failing.is_empty(),
+        metadata={"failing_rows": dg.MetadataValue.int(failing.height),
+                  "what": dg.MetadataValue.text(what),
+                  "sample": dg.MetadataValue.md(markdown(failing.head(FAILING_ROWS_SHOWN)))},
+    )
+
+
+_WHERE = f"FROM {INFERENCE_MEASUREMENTS.qualified}"
+_IDENTITY = "source_file, source_line, model, config_variant, batch_size, concurrency"
+
+
+@dg.asset_check(asset=INFERENCE_KEY, name=CHECK_THROUGHPUT_POSITIVE, blocking=False,
+                description="Every measurement completed some work: throughput_per_s > 0.")
+def throughput_positive(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return _rows_check(
+        warehouse,
+        f"SELECT {_IDENTITY}, throughput_per_s {_WHERE} "
+        "WHERE throughput_per_s IS NULL OR throughput_per_s <= 0",
+        "measurements with no or zero throughput",
+    )
+
+
+@dg.asset_check(asset=INFERENCE_KEY, name=CHECK_PERCENTILES_ORDERED,
+                description="Latency percentiles rise: p50 <= p90 <= p95 <= p99 where present. "
+                            "A violation points at a mislabelled column or a broken export.")
+def latency_percentiles_ordered(warehouse: Warehouse) -> dg.AssetCheckResult:
+    result = _rows_check(
+        warehouse,
+        f"SELECT {_IDENTITY}, latency_p50_ms, latency_p90_ms, latency_p95_ms, latency_p99_ms "
+        f"{_WHERE} WHERE latency_p50_ms > latency_p90_ms OR latency_p90_ms > latency_p95_ms "
+        "OR latency_p95_ms > latency_p99_ms OR latency_p50_ms > latency_p99_ms",
+        "measurements whose latency percentiles decrease",
+    )
+    return dg.AssetCheckResult(passed=result.passed, metadata=result.metadata,
+                               severity=dg.AssetCheckSeverity.WARN)
+
+
+@dg.asset_check(asset=INFERENCE_KEY, name=CHECK_HAS_MODEL,
+                description="Every measurement names a model (from the file, its folder name, "
+                            "or run.yaml tags.model); unnamed ones cannot feed sizing.")
+def every_measurement_names_its_model(warehouse: Warehouse) -> dg.AssetCheckResult:
+    result = _rows_check(
+        warehouse, f"SELECT DISTINCT tool, source_file {_WHERE} WHERE model IS NULL",
+        "files whose measurements have no model: set tags: {model: ...} in a run.yaml",
+    )
+    return dg.AssetCheckResult(passed=result.passed, metadata=result.metadata,
+                               severity=dg.AssetCheckSeverity.WARN)
+
+
+@dg.asset_check(asset=RAW_KEYS[INGESTED_FILES.key], name=CHECK_NO_REJECTED_FILES,
+                description="Every file under the raw root loaded or was recognised as not a "
+                            "result; rejected files and held-back rows are listed with reasons.")
+def no_rejected_files(warehouse: Warehouse) -> dg.AssetCheckResult:
+    result = _rows_check(
+        warehouse,
+        f"SELECT q.source_file, q.location, q.reason FROM {QUARANTINE.qualified} q "
+        "ORDER BY q.source_file, q.location",
+        "quarantine records (whole files and single rows)",
+    )
+    return dg.AssetCheckResult(passed=result.passed, metadata=result.metadata,
+                               severity=dg.AssetCheckSeverity.WARN)

@@ -1,0 +1,39 @@
+"""Materialization metadata shared by the assets: row counts, column schema, a preview."""
+
+from __future__ import annotations
+
+import dagster as dg
+import polars as pl
+
+from ingest.store import Store
+from schemas.spec import Table
+
+PREVIEW_ROWS = 5
+
+
+def table_metadata(store: Store, table: Table) -> dict[str, dg.MetadataValue]:
+    count = store.query(f"SELECT count(*) AS n FROM {table.qualified}")["n"][0]
+    preview = store.query(f"SELECT * FROM {table.qualified} LIMIT {PREVIEW_ROWS}")
+    return {
+        "dagster/row_count": dg.MetadataValue.int(int(count)),
+        "dagster/column_schema": dg.TableSchema(columns=[
+            dg.TableColumn(c.name, c.duckdb_type, description=c.description)
+            for c in table.all_columns
+        ]),
+        "table": dg.MetadataValue.text(f"{table.schema}.{table.name}"),
+        "preview": dg.MetadataValue.md(markdown(preview)),
+    }
+
+
+def markdown(frame: pl.DataFrame) -> str:
+    if frame.is_empty():
+        return "_(no rows)_"
+    header = "| " + " | ".join(frame.columns) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in frame.iter_rows()]
+    return "\n".join([header, rule, *body])
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")[:60]

@@ -1,0 +1,47 @@
+"""The warehouse resource: where raw files are read from and the DuckDB file written to."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import dagster as dg
+
+from ingest import config
+from ingest.engine import DEFAULT_MAX_FILE_BYTES, Limits
+from ingest.lock import writer_lock
+from ingest.store import Store, connect
+
+
+class Warehouse(dg.ConfigurableResource):
+    """Paths default to SIZING_RAW_DIR / SIZING_WAREHOUSE, then raw/ and
+    warehouse/warehouse.duckdb, resolved when a run starts."""
+
+    raw_dir: str | None = None
+    path: str | None = None
+    max_file_bytes: int | None = None
+
+    def raw_root(self) -> Path:
+        return config.raw_dir(self.raw_dir)
+
+    def file(self) -> Path:
+        return config.warehouse_path(self.path)
+
+    def limits(self) -> Limits:
+        return Limits(config.max_file_bytes(self.max_file_bytes) or DEFAULT_MAX_FILE_BYTES)
+
+    @contextmanager
+    def writer(self) -> Iterator[Store]:
+        with writer_lock(self.file()):
+            con = connect(self.file())
+            try:
+                yield Store(con)
+            finally:
+                con.close()
+
+    @contextmanager
+    def reader(self) -> Iterator[Store]:
+        con = connect(self.file(), read_only=True)
+        try:
+            yield Store(con)
+        finally:
+            con.close()

@@ -1,0 +1,1 @@
+"""The ingestion engine: discover files, parse, validate, write DuckDB. No Dagster here."""

@@ -1,0 +1,293 @@
+"""One ingestion pass: every file under the raw root ends loaded, unchanged, ignored or
+rejected (with its reason in raw.quarantine), and the raw tables hold exactly the rows of
+the files' current contents.
+
+Unchanged files (same path, size and mtime, or same sha256, and the same parser version)
+are neither read nor parsed again. A file's rows are replaced as a unit, in one
+transaction with the bookkeeping, so the warehouse never holds half a file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from ingest.discovery import FoundFile, discover
+from ingest.run_context import CONTEXT_FILE_NAMES, ContextError, ContextResolver
+from ingest.store import LedgerEntry, Store
+from ingest.validate import validate
+from parsers.base import FormatError, RowProblem, SourceFile
+from parsers.registry import BY_FORMAT, data_tables, detect
+from schemas.context import FILE_CONTEXT
+from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
+
+RUN_CONTEXT_FORMAT = "run_context"
+DEFAULT_MAX_FILE_BYTES = 1 << 30
+
+
+@dataclass
+class FileOutcome:
+    relpath: str
+    sha256: str
+    size_bytes: int
+    mtime_ns: int | None
+    format: str | None
+    status: str  # loaded | unchanged | rejected | ignored | missing
+    error: str | None = None
+    parser_version: int | None = None
+    rows: dict[str, pl.DataFrame] = field(default_factory=dict)
+    problems: list[RowProblem] = field(default_factory=list)
+
+    @property
+    def rows_loaded(self) -> int:
+        return sum(f.height for f in self.rows.values())
+
+
+@dataclass
+class IngestReport:
+    run_id: str
+    raw_root: Path
+    outcomes: list[FileOutcome]
+    started_at: dt.datetime
+    finished_at: dt.datetime | None = None
+
+    def counts(self) -> Counter[str]:
+        return Counter(o.status for o in self.outcomes)
+
+    def by_format(self) -> dict[str, Counter[str]]:
+        table: dict[str, Counter[str]] = {}
+        for o in self.outcomes:
+            table.setdefault(o.format or "(unrecognised)", Counter())[o.status] += 1
+        return table
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+
+def examine(src: SourceFile, context_error: str | None = None) -> FileOutcome:
+    """Detect, parse and validate one file in memory: what ingestion would do with it."""
+    sha = hashlib.sha256(src.data).hexdigest()
+    outcome = FileOutcome(src.relpath, sha, len(src.data), None, None, "rejected")
+    detection = detect(src)
+    outcome.format = detection.format
+    if detection.ignored_reason:
+        outcome.status, outcome.error = "ignored", detection.ignored_reason
+        return outcome
+    if detection.parser is None:
+        outcome.error = detection.rejected_reason
+        return outcome
+    outcome.parser_version = detection.parser.version
+    if context_error:
+        outcome.error = f"run context: {context_error}"
+        return outcome
+    try:
+        parsed = detection.parser.parse(src)
+    except FormatError as exc:
+        outcome.error = f"{detection.parser.format}: {exc}"
+        return outcome
+    except Exception as exc:  # noqa: BLE001 - one bad file must never fail the run
+        outcome.error = f"{detection.parser.format}: parser failed ({type(exc).__name__}: {exc})"
+        return outcome
+    tables = {t.key: t for t in detection.parser.tables}
+    outcome.problems = list(parsed.problems)
+    for key, rows in parsed.tables.items():
+        rows = rows.with_columns(source_file=pl.lit(src.relpath), file_sha256=pl.lit(sha))
+        good, problems = validate(tables[key], rows)
+        outcome.problems += problems
+        if good.height:
+            outcome.rows[key] = good
+    if outcome.rows:
+        outcome.status = "loaded"
+    else:
+        first = outcome.problems[0].reason if outcome.problems else "the file holds no rows"
+        outcome.error = f"{detection.parser.format}: no row could be loaded ({first})"
+    return outcome
+
+
+def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits()) -> IngestReport:
+    started = _now()
+    tables = data_tables()
+    recreated = store.ensure([*tables, INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT])
+    previous = store.ledger()
+    stale_formats = {fmt for fmt, p in BY_FORMAT.items()
+                     if any(t.key in recreated for t in p.tables)}
+    found = discover(raw_root)
+    run_yamls = {f.relpath: f.path.read_bytes() for f in found
+                 if f.path.name in CONTEXT_FILE_NAMES and not f.outside_root}
+    contexts = ContextResolver(run_yamls)
+    outcomes: list[FileOutcome] = []
+    for file in found:
+        if file.relpath in run_yamls:
+            outcomes.append(_context_file(file, run_yamls[file.relpath], contexts,
+                                          previous.get(file.relpath)))
+            continue
+        context_error = _context_error(contexts, file.relpath)
+        prior = previous.get(file.relpath)
+        outcomes.append(_ingest_one(file, prior, context_error, stale_formats, limits))
+    seen = {f.relpath for f in found}
+    outcomes += [_missing(entry) for path, entry in previous.items() if path not in seen]
+    report = IngestReport(run_id, raw_root.resolve(), outcomes, started)
+    _write(store, report, previous, contexts, tables)
+    return report
+
+
+def _context_file(file: FoundFile, data: bytes, contexts: ContextResolver,
+                  prior: LedgerEntry | None) -> FileOutcome:
+    """A run.yaml loads no rows of its own: it is recorded, and rejected when invalid.
+    Its values reach the data through raw.file_context, rebuilt on every run."""
+    sha = hashlib.sha256(data).hexdigest()
+    error = contexts.errors.get(file.relpath)
+    status = "rejected" if error else "loaded"
+    if status == "loaded" and prior and prior.sha256 == sha and prior.status != "rejected":
+        status = "unchanged"
+    return FileOutcome(file.relpath, sha, len(data), file.mtime_ns, RUN_CONTEXT_FORMAT, status,
+                       f"run.yaml: {error}" if error else None)
+
+
+def _ingest_one(file: FoundFile, prior: LedgerEntry | None, context_error: str | None,
+                stale_formats: set[str], limits: Limits) -> FileOutcome:
+    if file.outside_root:
+        return FileOutcome(file.relpath, "", 0, None, None, "rejected",
+                           "symlink to a path outside the raw root: not followed")
+    if prior and _same_file(prior, file) and _still_current(prior, stale_formats) \
+            and not context_error:
+        return FileOutcome(file.relpath, prior.sha256, file.size_bytes, file.mtime_ns,
+                           prior.format, "unchanged", parser_version=prior.parser_version)
+    if file.size_bytes > limits.max_file_bytes:
+        return FileOutcome(file.relpath, "", file.size_bytes, file.mtime_ns, None, "rejected",
+                           f"file is {file.size_bytes:,} bytes, above the "
+                           f"{limits.max_file_bytes:,}-byte limit (SIZING_MAX_FILE_BYTES)")
+    data = file.path.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    if prior and prior.sha256 == sha and _still_current(prior, stale_formats) \
+            and not context_error:  # touched, not changed
+        return FileOutcome(file.relpath, sha, len(data), file.mtime_ns, prior.format,
+                           "unchanged", parser_version=prior.parser_version)
+    outcome = examine(SourceFile(file.relpath, data), context_error)
+    outcome.mtime_ns = file.mtime_ns
+    return outcome
+
+
+def _same_file(prior: LedgerEntry, file: FoundFile) -> bool:
+    return prior.size_bytes == file.size_bytes and prior.mtime_ns == file.mtime_ns
+
+
+def _still_current(prior: LedgerEntry, stale_formats: set[str]) -> bool:
+    """Rows from the same parser version into tables that were not recreated."""
+    if prior.status not in ("loaded", "unchanged") or prior.format in stale_formats:
+        return False
+    parser = BY_FORMAT.get(prior.format or "")
+    return parser is not None and parser.version == prior.parser_version
+
+
+def _context_error(contexts: ContextResolver, relpath: str) -> str | None:
+    try:
+        contexts.resolve(relpath)
+        return None
+    except ContextError as exc:
+        return str(exc)
+
+
+def _missing(entry: LedgerEntry) -> FileOutcome:
+    return FileOutcome(entry.path, entry.sha256, entry.size_bytes, entry.mtime_ns, entry.format,
+                       "missing", "no longer under the raw root; its rows are kept",
+                       entry.parser_version)
+
+
+def _write(store: Store, report: IngestReport, previous: dict[str, LedgerEntry],
+           contexts: ContextResolver, tables: list) -> None:
+    by_key = {t.key: t for t in tables}
+    rewritten = [o.relpath for o in report.outcomes if o.status in ("loaded", "rejected",
+                                                                    "ignored")]
+    kept = store.query(
+        f"SELECT path, rows_loaded, rows_quarantined, ingested_at, run_id "
+        f"FROM {INGESTED_FILES.qualified}"
+    )
+    kept_by_path = {r["path"]: r for r in kept.iter_rows(named=True)}
+    report.finished_at = _now()
+    with store.transaction():
+        store.delete_files(tables, rewritten)
+        store.delete_files([QUARANTINE], rewritten)
+        for key in by_key:
+            frames = [o.rows[key] for o in report.outcomes if key in o.rows]
+            if frames:
+                store.insert(by_key[key], pl.concat(frames, how="vertical"))
+        store.insert(QUARANTINE, _quarantine_rows(report))
+        store.replace_all(INGESTED_FILES, _ledger_rows(report, kept_by_path))
+        store.replace_all(FILE_CONTEXT, _context_rows(report, contexts))
+        store.insert(INGESTION_RUNS, _run_row(report))
+
+
+def _quarantine_rows(report: IngestReport) -> pl.DataFrame:
+    rows = []
+    for o in report.outcomes:
+        if o.status == "rejected":
+            rows.append({"source_file": o.relpath, "file_sha256": o.sha256, "target_table": None,
+                         "location": "file", "reason": o.error, "row_values": None})
+        if o.status in ("loaded", "rejected"):
+            rows += [{"source_file": o.relpath, "file_sha256": o.sha256,
+                      "target_table": p.table, "location": p.location, "reason": p.reason,
+                      "row_values": p.row_values} for p in o.problems]
+    rows = [{**r, "run_id": report.run_id} for r in rows]
+    return pl.DataFrame(rows, schema=QUARANTINE.polars_schema)
+
+
+def _ledger_rows(report: IngestReport, kept: dict[str, dict]) -> pl.DataFrame:
+    rows = []
+    for o in report.outcomes:
+        before = kept.get(o.relpath, {})
+        carried = o.status in ("unchanged", "missing")
+        rows.append({
+            "path": o.relpath, "sha256": o.sha256, "size_bytes": o.size_bytes,
+            "mtime_ns": o.mtime_ns, "format": o.format, "status": o.status,
+            "rows_loaded": before.get("rows_loaded", 0) if carried else o.rows_loaded,
+            "rows_quarantined": before.get("rows_quarantined", 0) if carried
+            else len(o.problems),
+            "error": o.error, "parser_version": o.parser_version,
+            "ingested_at": before.get("ingested_at") if carried else report.started_at,
+            "last_seen_at": report.started_at if o.status != "missing"
+            else None,
+            "run_id": before.get("run_id") if carried else report.run_id,
+        })
+    return INGESTED_FILES.conform(pl.DataFrame(rows, schema=INGESTED_FILES.polars_schema))
+
+
+def _context_rows(report: IngestReport, contexts: ContextResolver) -> pl.DataFrame:
+    rows = []
+    for o in report.outcomes:
+        if o.status in ("loaded", "unchanged", "missing") and o.format != RUN_CONTEXT_FORMAT:
+            try:
+                rows.append({"source_file": o.relpath, **contexts.resolve(o.relpath).row()})
+            except ContextError:
+                continue  # a missing file under a broken run.yaml keeps its rows, no context
+    if not rows:
+        return FILE_CONTEXT.empty_frame()
+    return FILE_CONTEXT.conform(pl.DataFrame(rows, infer_schema_length=None))
+
+
+def _run_row(report: IngestReport) -> pl.DataFrame:
+    counts = report.counts()
+    return INGESTION_RUNS.conform(pl.DataFrame([{
+        "run_id": report.run_id, "started_at": report.started_at,
+        "finished_at": report.finished_at, "raw_root": str(report.raw_root),
+        "files_seen": sum(v for k, v in counts.items() if k != "missing"),
+        "files_loaded": counts["loaded"], "files_unchanged": counts["unchanged"],
+        "files_rejected": counts["rejected"], "files_ignored": counts["ignored"],
+        "files_removed": counts["missing"],
+    }]))
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def summary_json(report: IngestReport) -> str:
+    return json.dumps({fmt: dict(c) for fmt, c in sorted(report.by_format().items())})

@@ -1,0 +1,146 @@
+"""run.yaml: the hardware a file's results were measured on.
+
+A run.yaml in a file's folder or any ancestor up to the raw root applies to it; the nearest
+wins key by key. Unknown keys are kept under `tags`. A wrong type rejects the files it covers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+
+import yaml
+
+from schemas.context import PRECISIONS, VIRTUALIZATION
+
+CONTEXT_FILE_NAMES = ("run.yaml", "run.yml")
+
+_TEXT_KEYS = ("system", "gpu_model", "storage_system", "network", "dataset")
+_INT_KEYS = ("gpus_per_node", "nodes")
+_CHOICES = {"virtualization": VIRTUALIZATION, "precision": PRECISIONS}
+
+
+class ContextError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class RunContext:
+    values: dict[str, object] = field(default_factory=dict)  # column name -> value
+    tags: dict[str, object] = field(default_factory=dict)
+    files: tuple[str, ...] = ()  # contributing run.yaml, nearest first
+
+    def row(self) -> dict[str, object]:
+        return {**self.values, "tags": json.dumps(self.tags, sort_keys=True, default=str)
+                if self.tags else None, "context_files": ";".join(self.files) or None}
+
+
+def parse_run_yaml(data: bytes) -> tuple[dict[str, object], dict[str, object]]:
+    """(context values by column name, tags) of one run.yaml, or ContextError saying why."""
+    try:
+        doc = yaml.safe_load(data.decode("utf-8-sig")) if data.strip() else {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ContextError(f"not valid YAML: {exc}".splitlines()[0]) from None
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, dict):
+        raise ContextError(f"must be a mapping of keys, found {type(doc).__name__}")
+    values: dict[str, object] = {}
+    tags: dict[str, object] = {}
+    for key, value in doc.items():
+        key = str(key)
+        if key == "tags":
+            if not isinstance(value, dict):
+                raise ContextError(f"'tags' must be a mapping, found {value!r}")
+            tags.update({str(k): v for k, v in value.items()})
+        elif value is None:
+            continue
+        elif key in _TEXT_KEYS:
+            values[key] = _text(key, value)
+        elif key in _INT_KEYS:
+            values[key] = _whole(key, value)
+        elif key == "gpu_memory_gb":
+            values[key] = _positive(key, value)
+        elif key in _CHOICES:
+            values[key] = _choice(key, value, _CHOICES[key])
+        elif key == "date":
+            values["run_date"] = _date(value)
+        else:
+            tags[key] = value
+    return values, tags
+
+
+def _text(key: str, value: object) -> str:
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise ContextError(f"'{key}' must be text, found {value!r}")
+
+
+def _whole(key: str, value: object) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    raise ContextError(f"'{key}' must be a whole number above 0, found {value!r}")
+
+
+def _positive(key: str, value: object) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    raise ContextError(f"'{key}' must be a number of GB above 0, found {value!r}")
+
+
+def _choice(key: str, value: object, allowed: tuple[str, ...]) -> str:
+    text = str(value).strip().lower()
+    if text in allowed:
+        return text
+    raise ContextError(f"'{key}' must be one of {', '.join(allowed)}, found {value!r}")
+
+
+def _date(value: object) -> str:
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    try:
+        return dt.date.fromisoformat(str(value)).isoformat()
+    except ValueError:
+        raise ContextError(f"'date' must be an ISO date (2026-11-21), found {value!r}") from None
+
+
+class ContextResolver:
+    """Effective context of any path, from the run.yaml files found during discovery."""
+
+    def __init__(self, run_yamls: dict[str, bytes]):
+        # folder ("" = raw root) -> parsed context, or the error that rejects its subtree
+        self._by_folder: dict[str, tuple[str, dict, dict] | ContextError] = {}
+        self.errors: dict[str, str] = {}
+        for relpath, data in sorted(run_yamls.items()):
+            folder = relpath.rsplit("/", 1)[0] if "/" in relpath else ""
+            try:
+                values, tags = parse_run_yaml(data)
+                self._by_folder[folder] = (relpath, values, tags)
+            except ContextError as exc:
+                self.errors[relpath] = str(exc)
+                self._by_folder[folder] = ContextError(f"{relpath}: {exc}")
+
+    def resolve(self, relpath: str) -> RunContext:
+        values: dict[str, object] = {}
+        tags: dict[str, object] = {}
+        files: list[str] = []
+        for folder in _ancestors(relpath):
+            entry = self._by_folder.get(folder)
+            if entry is None:
+                continue
+            if isinstance(entry, ContextError):
+                raise entry
+            path, own_values, own_tags = entry
+            files.append(path)
+            for key, value in own_values.items():
+                values.setdefault(key, value)
+            for key, value in own_tags.items():
+                tags.setdefault(key, value)
+        return RunContext(values, tags, tuple(files))
+
+
+def _ancestors(relpath: str) -> list[str]:
+    """Folders from the file's own up to the raw root (""), nearest first."""
+    parts = relpath.split("/")[:-1]
+    return ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]

@@ -1,0 +1,116 @@
+"""The DuckDB warehouse file: table creation, per-file replacement, bookkeeping.
+
+Every write goes through bound parameters or registered Arrow tables; no value from an
+input file is ever pasted into SQL text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from schemas.ledger import INGESTED_FILES
+from schemas.spec import Table
+
+SCHEMAS = ("raw", "core", "sizing")
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    path: str
+    sha256: str
+    size_bytes: int
+    mtime_ns: int | None
+    format: str | None
+    status: str
+    parser_version: int | None
+
+
+def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return duckdb.connect(str(path), read_only=read_only)
+
+
+class Store:
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self.con = con
+
+    def ensure(self, tables: Iterable[Table]) -> set[str]:
+        """Create missing schemas and tables; a table whose columns changed is recreated.
+        Returns the keys of recreated tables, whose inputs must be parsed again."""
+        for schema in SCHEMAS:
+            self.con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+        recreated = set()
+        for table in tables:
+            existing = self.columns_of(table)
+            if existing and existing != table.column_names:
+                self.con.execute(f"DROP TABLE {table.qualified}")
+                recreated.add(table.key)
+            self.con.execute(table.create_sql())
+            for stmt in table.comment_sql():
+                self.con.execute(stmt)
+        return recreated
+
+    def columns_of(self, table: Table) -> list[str]:
+        rows = self.con.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position",
+            [table.schema, table.name],
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def ledger(self) -> dict[str, LedgerEntry]:
+        rows = self.con.execute(
+            f"SELECT path, sha256, size_bytes, mtime_ns, format, status, parser_version "
+            f"FROM {INGESTED_FILES.qualified}"
+        ).fetchall()
+        return {r[0]: LedgerEntry(*r) for r in rows}
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
+    def delete_files(self, tables: Iterable[Table], paths: list[str],
+                     column: str = "source_file") -> None:
+        if not paths:
+            return
+        with self._registered("_paths", pl.DataFrame({"path": paths}, schema={"path": pl.Utf8})):
+            for table in tables:
+                self.con.execute(
+                    f"DELETE FROM {table.qualified} WHERE \"{column}\" IN (SELECT path FROM _paths)"
+                )
+
+    def insert(self, table: Table, rows: pl.DataFrame) -> None:
+        if rows.is_empty():
+            return
+        with self._registered("_incoming", rows):
+            self.con.execute(f"INSERT INTO {table.qualified} BY NAME SELECT * FROM _incoming")
+
+    def replace_all(self, table: Table, rows: pl.DataFrame) -> None:
+        self.con.execute(f"DELETE FROM {table.qualified}")
+        self.insert(table, rows)
+
+    def query(self, sql: str, params: list | None = None) -> pl.DataFrame:
+        result = pl.from_arrow(self.con.sql(sql, params=params or None).to_arrow_table())
+        assert isinstance(result, pl.DataFrame)
+        return result
+
+    @contextmanager
+    def _registered(self, name: str, rows: pl.DataFrame) -> Iterator[None]:
+        self.con.register(name, rows.to_arrow())
+        try:
+            yield
+        finally:
+            self.con.unregister(name)

@@ -1,0 +1,60 @@
+"""Which parser reads a file: decided from its content, in a fixed order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from parsers.base import Parser, SourceFile
+from parsers.genai_perf import GenAiPerfCsv, GenAiPerfJson
+from parsers.model_analyzer_checkpoint import ModelAnalyzerCheckpoint
+from parsers.model_analyzer_csv import ModelAnalyzerCsv
+from parsers.non_results import not_a_result, unsupported
+from parsers.perf_analyzer_csv import PerfAnalyzerCsv
+from parsers.reference_csv import GpusCsv, ModelsCsv
+from schemas.spec import Table
+
+PARSERS: tuple[Parser, ...] = (
+    ModelAnalyzerCheckpoint(),
+    ModelAnalyzerCsv(),
+    PerfAnalyzerCsv(),
+    GenAiPerfJson(),
+    GenAiPerfCsv(),
+    ModelsCsv(),
+    GpusCsv(),
+)
+BY_FORMAT: dict[str, Parser] = {p.format: p for p in PARSERS}
+
+
+def data_tables() -> list[Table]:
+    """Every table a parser writes, each once."""
+    seen: dict[str, Table] = {}
+    for parser in PARSERS:
+        for table in parser.tables:
+            seen.setdefault(table.key, table)
+    return list(seen.values())
+
+
+@dataclass(frozen=True)
+class Detection:
+    parser: Parser | None
+    ignored_reason: str | None = None  # recognised as not a result
+    rejected_reason: str | None = None  # nothing can read it
+
+    @property
+    def format(self) -> str | None:
+        return self.parser.format if self.parser else None
+
+
+def detect(src: SourceFile) -> Detection:
+    for parser in PARSERS:
+        if parser.sniff(src):
+            return Detection(parser)
+    if reason := not_a_result(src):
+        return Detection(None, ignored_reason=reason)
+    if reason := unsupported(src):
+        return Detection(None, rejected_reason=reason)
+    first = src.head(200).strip().split("\n", 1)[0][:80]
+    return Detection(None, rejected_reason=(
+        "unrecognised format: the content matches none of "
+        f"{', '.join(p.format for p in PARSERS)} (first line: {first!r})"
+    ))

@@ -1,0 +1,1 @@
+"""The composition root: Dagster definitions, jobs, sensors, schedules and the CLI."""

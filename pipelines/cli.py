@@ -1,0 +1,184 @@
+"""`sizing`: ingest the raw root, or explain what ingestion would make of some files."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+
+from ingest import config
+from ingest.engine import examine
+from ingest.lock import WarehouseBusy
+from ingest.run_context import ContextError, ContextResolver
+from ingest.store import Store, connect
+from parsers.base import SourceFile
+from schemas.ledger import INGESTED_FILES
+
+PREVIEW_ROWS = 5
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except (config.ConfigError, WarehouseBusy) as exc:
+        print(f"sizing: {exc}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sizing", description=__doc__)
+    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    ingest = sub.add_parser("ingest", help="run the Dagster ingest job in-process")
+    ingest.add_argument("--raw", help=f"raw root (default ${config.RAW_DIR_ENV} or raw/)")
+    ingest.add_argument("--warehouse",
+                        help=f"DuckDB file (default ${config.WAREHOUSE_ENV} or "
+                             f"{config.DEFAULT_WAREHOUSE})")
+    ingest.set_defaults(handler=_ingest)
+
+    check = sub.add_parser("check", help="detect and parse files, print what would load; "
+                                         "writes nothing")
+    check.add_argument("files", nargs="+", type=Path)
+    check.add_argument("--raw", help="raw root the files' run.yaml context is read up to")
+    check.set_defaults(handler=_check)
+    return parser
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from pipelines.definitions import defs  # Dagster is only loaded for commands needing it
+
+    raw_root, warehouse = config.raw_dir(args.raw), config.warehouse_path(args.warehouse)
+    if not raw_root.is_dir():
+        print(f"sizing: raw root {raw_root} is not a folder", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    result = defs.resolve_job_def("ingest").execute_in_process(
+        run_config={
+            "resources": {"warehouse": {"config": {"raw_dir": str(raw_root),
+                                                   "path": str(warehouse)}}},
+            "loggers": {"console": {"config": {"log_level": "WARNING"}}},
+        },
+        instance=_instance(),
+        raise_on_error=False,
+    )
+    elapsed = time.perf_counter() - started
+    if not result.success:
+        for event in result.all_events:
+            if event.is_failure and event.event_specific_data is not None:
+                print(f"sizing: {event.message}", file=sys.stderr)
+        return 1
+    con = connect(warehouse, read_only=True)
+    try:
+        _print_summary(Store(con), result.run_id, raw_root, warehouse, elapsed)
+    finally:
+        con.close()
+    return 0
+
+
+def _instance():
+    """Runs go to the project's Dagster instance when DAGSTER_HOME is set (make sets it),
+    so `make ui` shows them; otherwise to a throwaway one."""
+    import dagster as dg
+
+    if os.environ.get("DAGSTER_HOME"):
+        Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
+        return dg.DagsterInstance.get()
+    return dg.DagsterInstance.ephemeral()
+
+
+def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path,
+                   elapsed_s: float) -> None:
+    ledger = store.query(f"SELECT * FROM {INGESTED_FILES.qualified}")
+    by_format = (
+        ledger.with_columns(pl.col("format").fill_null("(unrecognised)"))
+        .pivot(on="status", index="format", values="path", aggregate_function="len")
+        .fill_null(0).sort("format")
+    )
+    for status in ("loaded", "unchanged", "ignored", "rejected", "missing"):
+        if status not in by_format.columns:
+            by_format = by_format.with_columns(pl.lit(0, dtype=pl.UInt32).alias(status))
+    by_format = by_format.select("format", "loaded", "unchanged", "ignored", "rejected",
+                                 "missing")
+    print(f"\nIngested {raw_root} in {elapsed_s:.1f} s (run {run_id[:8]})")
+    with pl.Config(tbl_rows=-1, tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
+                   tbl_formatting="ASCII_MARKDOWN"):
+        print(by_format)
+    rejected = ledger.filter(pl.col("status") == "rejected")
+    for row in rejected.head(20).iter_rows(named=True):
+        print(f"  rejected {row['path']}: {row['error']}")
+    if rejected.height > 20:
+        print(f"  ... and {rejected.height - 20} more: select * from raw.quarantine")
+    tables = store.query(
+        "SELECT schema_name || '.' || table_name AS table_name, estimated_size AS rows "
+        "FROM duckdb_tables() WHERE schema_name IN ('core', 'sizing') ORDER BY 1"
+    )
+    for row in tables.iter_rows(named=True):
+        print(f"  {row['table_name']}: {row['rows']} rows")
+    print(f"Warehouse: {warehouse}")
+
+
+def _check(args: argparse.Namespace) -> int:
+    raw_root = config.raw_dir(args.raw)
+    worst = 0
+    for path in args.files:
+        if not path.is_file():
+            print(f"== {path}\n   not a file")
+            worst = 2
+            continue
+        relpath = _relative(path, raw_root)
+        outcome = examine(SourceFile(relpath, path.read_bytes()), _context_error(raw_root,
+                                                                                 path))
+        print(f"== {path}\n   format: {outcome.format or '(none)'}   status: {outcome.status}")
+        if outcome.error:
+            print(f"   reason: {outcome.error}")
+            worst = max(worst, 1 if outcome.status == "rejected" else 0)
+        for key, rows in outcome.rows.items():
+            print(f"   {key}: {rows.height} rows")
+            _print_preview(rows)
+        for problem in outcome.problems:
+            print(f"   held back {problem.location}: {problem.reason}")
+    return worst
+
+
+def _relative(path: Path, raw_root: Path) -> str:
+    resolved = path.resolve()
+    if raw_root in resolved.parents:
+        return resolved.relative_to(raw_root).as_posix()
+    return resolved.name
+
+
+def _context_error(raw_root: Path, path: Path) -> str | None:
+    """The run.yaml files between the file and the raw root, as ingestion would read them."""
+    resolved = path.resolve()
+    if raw_root not in resolved.parents:
+        return None
+    yamls = {}
+    for folder in resolved.parents:
+        for name in ("run.yaml", "run.yml"):
+            if (folder / name).is_file():
+                yamls[(folder / name).relative_to(raw_root).as_posix()] = (folder / name)\
+                    .read_bytes()
+        if folder == raw_root:
+            break
+    try:
+        ContextResolver(yamls).resolve(resolved.relative_to(raw_root).as_posix())
+        return None
+    except ContextError as exc:
+        return str(exc)
+
+
+def _print_preview(rows: pl.DataFrame) -> None:
+    shown = rows.drop("file_sha256", "source_file").head(PREVIEW_ROWS)
+    shown = shown.select([c for c in shown.columns if shown[c].null_count() < shown.height])
+    with pl.Config(tbl_rows=PREVIEW_ROWS, tbl_cols=10, fmt_str_lengths=40,
+                   tbl_hide_dataframe_shape=True):
+        print("   " + str(shown).replace("\n", "\n   "))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

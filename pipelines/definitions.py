@@ -1,0 +1,27 @@
+"""The one place assets, checks, jobs, sensors, schedules and resources are assembled."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from assets import core, raw
+from assets.resources import Warehouse
+from pipelines.automation import INGEST_JOB, daily_ingest_schedule, raw_files_sensor
+
+# DuckDB takes one writer: every step runs in the launching process, one after another.
+ingest_job = dg.define_asset_job(
+    INGEST_JOB,
+    selection=dg.AssetSelection.all(),
+    executor_def=dg.in_process_executor,
+    description="Ingest the raw root into the warehouse and rebuild every derived table.",
+)
+
+defs = dg.Definitions(
+    assets=dg.load_assets_from_modules([raw, core]),
+    asset_checks=dg.load_asset_checks_from_modules([raw, core]),
+    jobs=[ingest_job],
+    sensors=[raw_files_sensor],
+    schedules=[daily_ingest_schedule],
+    resources={"warehouse": Warehouse()},
+    executor=dg.in_process_executor,
+)

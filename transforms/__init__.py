@@ -1,0 +1,1 @@
+"""Derived tables: SQL over the raw layer, validated before it replaces anything."""
