@@ -71,7 +71,11 @@ class Parsed:
 class Parser(Protocol):
     format: str  # stable name recorded in raw.ingested_files.format
     version: int  # bump when the rows a file produces change
-    tables: tuple[Table, ...]
+
+    @property
+    def tables(self) -> tuple[Table, ...]:
+        """The tables `parse` writes to."""
+        ...
 
     def sniff(self, src: SourceFile) -> bool:
         """Cheap content check: does this file claim to be my format?"""

@@ -104,8 +104,9 @@ def test_bad_file_is_quarantined_and_the_rest_loads(store, raw):
     report = run(store, raw)
     assert report.counts()["rejected"] == 1
     assert report.counts()["loaded"] == len(generate.sample_files())
-    reason = store.con.execute("SELECT location, reason FROM raw.quarantine WHERE source_file = ?", ["inference/h100-bm-01/model_analyzer/results/broken.csv"]
-                           ).fetchall()
+    reason = store.con.execute(
+        "SELECT location, reason FROM raw.quarantine WHERE source_file = ?",
+        ["inference/h100-bm-01/model_analyzer/results/broken.csv"]).fetchall()
     assert reason == [("file", "model_analyzer_csv: header only: Model Analyzer never writes an "
                                "empty raw.model_analyzer_inference table, so the export is "
                                "incomplete")]
@@ -116,7 +117,8 @@ def test_invalid_row_is_held_back_with_its_line(store, raw):
     text = path.read_text().replace(",Yes,3840.0,", ",Yes,-3840.0,", 1)
     path.write_text(text)
     run(store, raw)
-    held = store.con.execute("SELECT location, reason FROM raw.quarantine WHERE source_file = ?", [MA_INFERENCE]).fetchall()
+    held = store.con.execute("SELECT location, reason FROM raw.quarantine "
+                             "WHERE source_file = ?", [MA_INFERENCE]).fetchall()
     assert held == [("line 2", "throughput_per_s=-3840.0 fails greater_than_or_equal_to(0)")]
     loaded = store.con.execute("SELECT rows_loaded, rows_quarantined FROM raw.ingested_files "
                            "WHERE path = ?", [MA_INFERENCE]).fetchone()
@@ -189,4 +191,5 @@ def test_hostile_model_name_loads_as_text(store, raw):
     path = raw / MA_INFERENCE
     path.write_text(path.read_text().replace("resnet50_trt,1,64,", f"\"{name}\",1,64,", 1))
     run(store, raw)
-    assert store.con.execute("SELECT count(*) FROM core.inference_measurements WHERE model = ?", [name]).fetchone() == (1,)
+    assert store.con.execute("SELECT count(*) FROM core.inference_measurements "
+                             "WHERE model = ?", [name]).fetchone() == (1,)

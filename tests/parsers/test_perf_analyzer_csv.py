@@ -7,6 +7,7 @@ from parsers.perf_analyzer_csv import PerfAnalyzerCsv
 from tests.conftest import corpus_file, text_file
 
 PA = "perf_analyzer/triton-inference-server__"
+QA = PA + "server/qa-L0_perf_nomodel-baseline/"
 TABLE = "raw.perf_analyzer"
 
 
@@ -29,7 +30,7 @@ def test_split_server_compute_in_microseconds_becomes_ms():
 
 
 def test_2019_single_server_compute_column():
-    df = rows(PA + "server/qa-L0_perf_nomodel-baseline/19.07__min_latency_grpc__plan_sbatch1_instance1.csv")
+    df = rows(QA + "19.07__min_latency_grpc__plan_sbatch1_instance1.csv")
     assert df["throughput_per_s"].to_list() == [4841.0, 7712.0]
     assert df["server_compute_ms"].to_list() == pytest.approx([0.079, 0.071])
     assert df["server_compute_infer_ms"].null_count() == 2
@@ -74,5 +75,5 @@ def test_header_only_is_rejected():
 
 
 def test_console_log_does_not_sniff_as_csv():
-    src = corpus_file(PA + "server/qa-L0_perf_nomodel-baseline/19.08__16mb_latency_http__onnx_sbatch1_instance1.log")
+    src = corpus_file(QA + "19.08__16mb_latency_http__onnx_sbatch1_instance1.log")
     assert not PerfAnalyzerCsv().sniff(src)

@@ -1,0 +1,121 @@
+"""The Dagster definitions: graph shape, the whole job in-process, sensor and schedule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from assets.resources import Warehouse
+from ingest.store import connect
+from pipelines.automation import daily_ingest_schedule, raw_files_sensor
+from pipelines.definitions import defs
+from samples import generate
+
+RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context",
+       "model_analyzer_checkpoint", "model_analyzer_checkpoint_gpus",
+       "model_analyzer_inference", "model_analyzer_gpu", "model_analyzer_server_only",
+       "perf_analyzer", "genai_perf", "reference_models", "reference_gpus"]
+
+
+def test_asset_graph_snapshot():
+    """Every change to lineage shows up here as a reviewable diff."""
+    graph = defs.resolve_asset_graph()
+    keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
+    assert keys == {f"raw/{n}" for n in RAW} | {"core/inference_measurements"}
+    groups = {k.to_user_string(): graph.get(k).group_name for k in graph.get_all_asset_keys()}
+    assert {g for k, g in groups.items() if k.startswith("raw/")} == {"raw"}
+    assert groups["core/inference_measurements"] == "core"
+    core_deps = {k.to_user_string()
+                 for k in graph.get(dg.AssetKey(["core", "inference_measurements"])).parent_keys}
+    assert core_deps == {"raw/model_analyzer_inference", "raw/model_analyzer_gpu",
+                         "raw/model_analyzer_checkpoint", "raw/model_analyzer_checkpoint_gpus",
+                         "raw/perf_analyzer", "raw/genai_perf", "raw/file_context",
+                         "raw/reference_gpus", "raw/ingested_files"}
+    checks = {(c.asset_key.to_user_string(), c.name) for c in graph.asset_check_keys}
+    assert checks == {
+        ("core/inference_measurements", "throughput_positive"),
+        ("core/inference_measurements", "latency_percentiles_ordered"),
+        ("core/inference_measurements", "every_measurement_names_its_model"),
+        ("raw/ingested_files", "no_rejected_files"),
+    }
+    for key in graph.get_all_asset_keys():
+        assert graph.get(key).description, f"{key} has no description"
+
+
+def _run(raw: Path, warehouse: Path) -> dg.ExecuteInProcessResult:
+    return defs.resolve_job_def("ingest").execute_in_process(
+        run_config={"resources": {"warehouse": {"config": {"raw_dir": str(raw),
+                                                           "path": str(warehouse)}}}},
+        instance=dg.DagsterInstance.ephemeral(),
+    )
+
+
+def _checks(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
+    return {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> tuple[Path, Path]:
+    raw = tmp_path / "raw"
+    generate.write(raw)
+    return raw, tmp_path / "wh" / "lab.duckdb"
+
+
+def test_job_materializes_every_asset_and_checks_pass(paths):
+    raw, warehouse = paths
+    result = _run(raw, warehouse)
+    assert result.success
+    materialized = {e.materialization.asset_key.to_user_string()
+                    for e in result.get_asset_materialization_events()}
+    assert "core/inference_measurements" in materialized and "raw/genai_perf" in materialized
+    assert _checks(result) == {"throughput_positive": True, "latency_percentiles_ordered": True,
+                               "every_measurement_names_its_model": True,
+                               "no_rejected_files": True}
+    core = next(m.materialization for m in result.get_asset_materialization_events()
+                if m.materialization.asset_key.to_user_string() == "core/inference_measurements")
+    assert core.metadata["dagster/row_count"].value == 67
+
+
+def test_job_twice_gives_identical_tables_and_flags_a_bad_file(paths):
+    raw, warehouse = paths
+    _run(raw, warehouse)
+    con = connect(warehouse, read_only=True)
+    first = con.execute("SELECT * FROM core.inference_measurements ORDER BY ALL").fetchall()
+    con.close()
+    (raw / "inference/notes.json").write_text('{"request_throughput": {"unit": "x", ')
+    result = _run(raw, warehouse)
+    assert result.success  # a bad file never fails the run
+    assert _checks(result)["no_rejected_files"] is False
+    con = connect(warehouse, read_only=True)
+    assert con.execute("SELECT * FROM core.inference_measurements ORDER BY ALL").fetchall() \
+        == first
+    status = con.execute("SELECT status FROM raw.ingested_files WHERE path = ?",
+                         ["inference/notes.json"]).fetchone()
+    con.close()
+    assert status == ("rejected",)
+
+
+def test_sensor_requests_a_run_only_when_raw_files_change(tmp_path: Path):
+    raw = tmp_path / "raw"
+    generate.write(raw)
+    warehouse = Warehouse(raw_dir=str(raw), path=str(tmp_path / "w.duckdb"))
+    with dg.build_sensor_context(resources={"warehouse": warehouse}) as context:
+        first = raw_files_sensor(context)
+        assert isinstance(first, dg.RunRequest)
+        context.update_cursor(first.run_key)
+        assert isinstance(raw_files_sensor(context), dg.SkipReason)
+        (raw / "inference/new-run").mkdir()
+        (raw / "inference/new-run/metrics-model-inference.csv").write_text("Model\n")
+        again = raw_files_sensor(context)
+        assert isinstance(again, dg.RunRequest) and again.run_key != first.run_key
+
+
+def test_daily_schedule_runs_the_ingest_job():
+    assert daily_ingest_schedule.job_name == "ingest"
+    assert daily_ingest_schedule.cron_schedule == "0 2 * * *"
+    context = dg.build_schedule_context(scheduled_execution_time=None)
+    requests = list(daily_ingest_schedule.evaluate_tick(context).run_requests or [])
+    assert len(requests) == 1
+    assert defs.resolve_job_def("ingest").name == "ingest"
