@@ -13,11 +13,12 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(INSTALLED)
 
-$(DAGSTER_HOME):
-	mkdir -p $(DAGSTER_HOME) && touch $(DAGSTER_HOME)/dagster.yaml
+$(DAGSTER_HOME)/dagster.yaml:
+	mkdir -p $(DAGSTER_HOME)
+	printf 'telemetry:\n  enabled: false\n' > $@
 
 ## run: install, ingest raw/ into warehouse/warehouse.duckdb, print what was built
-run: $(INSTALLED) $(DAGSTER_HOME)
+run: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml
 	$(BIN)/sizing ingest
 
 ## test: install, lint, then the whole test suite
@@ -31,7 +32,7 @@ lint: $(INSTALLED)
 	$(BIN)/mypy
 
 ## ui: the Dagster UI on http://127.0.0.1:3000 (runs, sensor and schedule live in .dagster/)
-ui: $(INSTALLED) $(DAGSTER_HOME)
+ui: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
 ## samples: rewrite the sample raw root from samples/generate.py
