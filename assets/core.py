@@ -45,12 +45,15 @@ def inference_measurements(context: dg.AssetExecutionContext, warehouse: Warehou
     return dg.MaterializeResult(metadata=metadata)
 
 
-def _rows_check(warehouse: Warehouse, sql: str, what: str) -> dg.AssetCheckResult:
+def _rows_check(warehouse: Warehouse, sql: str, what: str,
+                severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR
+                ) -> dg.AssetCheckResult:
     """Pass when `sql` returns no row; otherwise show the offending rows."""
     with warehouse.reader() as store:
         failing = store.query(sql)
     return dg.AssetCheckResult(
         passed=failing.is_empty(),
+        severity=severity,
         metadata={"failing_rows": dg.MetadataValue.int(failing.height),
                   "what": dg.MetadataValue.text(what),
                   "sample": dg.MetadataValue.md(markdown(failing.head(FAILING_ROWS_SHOWN)))},
@@ -76,38 +79,35 @@ def throughput_positive(warehouse: Warehouse) -> dg.AssetCheckResult:
                 description="Latency percentiles rise: p50 <= p90 <= p95 <= p99 where present. "
                             "A violation points at a mislabelled column or a broken export.")
 def latency_percentiles_ordered(warehouse: Warehouse) -> dg.AssetCheckResult:
-    result = _rows_check(
+    return _rows_check(
         warehouse,
         f"SELECT {_IDENTITY}, latency_p50_ms, latency_p90_ms, latency_p95_ms, latency_p99_ms "
         f"{_WHERE} WHERE latency_p50_ms > latency_p90_ms OR latency_p90_ms > latency_p95_ms "
         "OR latency_p95_ms > latency_p99_ms OR latency_p50_ms > latency_p99_ms",
         "measurements whose latency percentiles decrease",
+        dg.AssetCheckSeverity.WARN,
     )
-    return dg.AssetCheckResult(passed=result.passed, metadata=result.metadata,
-                               severity=dg.AssetCheckSeverity.WARN)
 
 
 @dg.asset_check(asset=INFERENCE_KEY, name=CHECK_HAS_MODEL,
                 description="Every measurement names a model (from the file, its folder name, "
                             "or run.yaml tags.model); unnamed ones cannot feed sizing.")
 def every_measurement_names_its_model(warehouse: Warehouse) -> dg.AssetCheckResult:
-    result = _rows_check(
+    return _rows_check(
         warehouse, f"SELECT DISTINCT tool, source_file {_WHERE} WHERE model IS NULL",
-        "files whose measurements have no model: set tags: {model: ...} in a run.yaml",
+        "files whose measurements have no model: set `model:` in a run.yaml",
+        dg.AssetCheckSeverity.WARN,
     )
-    return dg.AssetCheckResult(passed=result.passed, metadata=result.metadata,
-                               severity=dg.AssetCheckSeverity.WARN)
 
 
 @dg.asset_check(asset=RAW_KEYS[INGESTED_FILES.key], name=CHECK_NO_REJECTED_FILES,
                 description="Every file under the raw root loaded or was recognised as not a "
                             "result; rejected files and held-back rows are listed with reasons.")
 def no_rejected_files(warehouse: Warehouse) -> dg.AssetCheckResult:
-    result = _rows_check(
+    return _rows_check(
         warehouse,
         f"SELECT q.source_file, q.location, q.reason FROM {QUARANTINE.qualified} q "
         "ORDER BY q.source_file, q.location",
         "quarantine records (whole files and single rows)",
+        dg.AssetCheckSeverity.WARN,
     )
-    return dg.AssetCheckResult(passed=result.passed, metadata=result.metadata,
-                               severity=dg.AssetCheckSeverity.WARN)
