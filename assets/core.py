@@ -4,7 +4,7 @@ import dagster as dg
 
 from assets.metadata import markdown, table_metadata
 from assets.raw import RAW_KEYS
-from assets.resources import Warehouse
+from assets.resources import SizingRules, Warehouse
 from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.genai_perf import GENAI_PERF
@@ -23,6 +23,7 @@ CHECK_THROUGHPUT_POSITIVE = "throughput_positive"
 CHECK_PERCENTILES_ORDERED = "latency_percentiles_ordered"
 CHECK_HAS_MODEL = "every_measurement_names_its_model"
 CHECK_NO_REJECTED_FILES = "no_rejected_files"
+CHECK_LITTLES_LAW = "littles_law"
 
 _INPUTS = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOINT,
            MODEL_ANALYZER_CHECKPOINT_GPUS, PERF_ANALYZER, GENAI_PERF, FILE_CONTEXT,
@@ -46,11 +47,11 @@ def inference_measurements(context: dg.AssetExecutionContext, warehouse: Warehou
 
 
 def _rows_check(warehouse: Warehouse, sql: str, what: str,
-                severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR
-                ) -> dg.AssetCheckResult:
+                severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR,
+                params: list | None = None) -> dg.AssetCheckResult:
     """Pass when `sql` returns no row; otherwise show the offending rows."""
     with warehouse.reader() as store:
-        failing = store.query(sql)
+        failing = store.query(sql, params)
     return dg.AssetCheckResult(
         passed=failing.is_empty(),
         severity=severity,
@@ -110,4 +111,24 @@ def no_rejected_files(warehouse: Warehouse) -> dg.AssetCheckResult:
         "ORDER BY q.source_file, q.location",
         "quarantine records (whole files and single rows)",
         dg.AssetCheckSeverity.WARN,
+    )
+
+
+@dg.asset_check(asset=INFERENCE_KEY, name=CHECK_LITTLES_LAW,
+                description="Little's law on every sweep: concurrency x batch / throughput "
+                            "should be close to the mean latency (p50 where the mean is "
+                            "absent). Points off by more than the tolerance are listed with "
+                            "the ratio: they reveal client-side limits or a mislabelled load.")
+def littles_law(warehouse: Warehouse, rules: SizingRules) -> dg.AssetCheckResult:
+    return _rows_check(
+        warehouse,
+        "SELECT * FROM (SELECT source_file, source_line, model, config_variant, batch_size, "
+        "concurrency, throughput_per_s, coalesce(latency_avg_ms, latency_p50_ms) AS latency_ms, "
+        "1000.0 * concurrency * coalesce(batch_size, 1) / throughput_per_s AS littles_law_ms, "
+        "round(latency_ms / littles_law_ms, 3) AS ratio "
+        f"{_WHERE} WHERE concurrency > 0 AND throughput_per_s > 0) "
+        "WHERE ratio > $1 OR ratio < 1 / $1 ORDER BY abs(ln(ratio)) DESC",
+        f"points whose latency is off Little's law by more than x{rules.littles_law_tolerance}",
+        dg.AssetCheckSeverity.WARN,
+        [rules.littles_law_tolerance],
     )

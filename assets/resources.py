@@ -45,3 +45,10 @@ class Warehouse(dg.ConfigurableResource):
             yield Store(con)
         finally:
             con.close()
+
+
+class SizingRules(dg.ConfigurableResource):
+    """Tunables of the sizing rules."""
+
+    knee_fraction: float = 0.95  # share of the peak throughput the optimal level must reach
+    littles_law_tolerance: float = 1.5  # flag latency off Little's law by more than this factor

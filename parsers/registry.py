@@ -11,6 +11,7 @@ from parsers.model_analyzer_csv import ModelAnalyzerCsv
 from parsers.non_results import not_a_result, unsupported
 from parsers.perf_analyzer_csv import PerfAnalyzerCsv
 from parsers.reference_csv import GpusCsv, ModelsCsv
+from parsers.sizing_yaml import CapacityScenarios, SloPolicies
 from schemas.spec import Table
 
 PARSERS: tuple[Parser, ...] = (
@@ -21,6 +22,8 @@ PARSERS: tuple[Parser, ...] = (
     GenAiPerfCsv(),
     ModelsCsv(),
     GpusCsv(),
+    CapacityScenarios(),
+    SloPolicies(),
 )
 BY_FORMAT: dict[str, Parser] = {p.format: p for p in PARSERS}
 

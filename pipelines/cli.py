@@ -17,6 +17,10 @@ from ingest.run_context import ContextError, ContextResolver
 from ingest.store import Store, connect
 from parsers.base import SourceFile
 from schemas.ledger import INGESTED_FILES
+from schemas.sizing import CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, PERCENTILES
+from transforms.sizing.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
+from transforms.sizing.planner import Demand, Scenario
+from transforms.sizing.tables import plan_scenario, to_frame
 
 PREVIEW_ROWS = 5
 
@@ -46,6 +50,19 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("files", nargs="+", type=Path)
     check.add_argument("--raw", help="raw root the files' run.yaml context is read up to")
     check.set_defaults(handler=_check)
+
+    plan = sub.add_parser("plan", help="plan an ad-hoc scenario from the warehouse; writes "
+                                       "nothing")
+    plan.add_argument("--demand", action="append", required=True, metavar="MODEL=USERS",
+                      help="a model and its concurrent users; repeat for several models")
+    plan.add_argument("--gpu-model", required=True)
+    plan.add_argument("--gpus-per-server", type=int, required=True)
+    plan.add_argument("--slo", default="none", metavar="PERCENTILE:MS",
+                      help="latency limit such as p95:1500 (p50, p90, p95, p99, avg), or none")
+    plan.add_argument("--knee", type=float, default=DEFAULT_KNEE_FRACTION,
+                      help="share of the peak throughput the optimum must reach")
+    plan.add_argument("--warehouse", help="DuckDB file to read")
+    plan.set_defaults(handler=_plan)
     return parser
 
 
@@ -143,6 +160,58 @@ def _check(args: argparse.Namespace) -> int:
         for problem in outcome.problems:
             print(f"   held back {problem.location}: {problem.reason}")
     return worst
+
+
+def _plan(args: argparse.Namespace) -> int:
+    try:
+        scenario = _scenario(args)
+    except ValueError as exc:
+        print(f"sizing plan: {exc}", file=sys.stderr)
+        return 2
+    con = connect(config.warehouse_path(args.warehouse), read_only=True)
+    try:
+        result = plan_scenario(Store(con), scenario, args.knee)
+    finally:
+        con.close()
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True,
+                   tbl_hide_column_data_types=True, tbl_formatting="ASCII_MARKDOWN",
+                   fmt_str_lengths=60, tbl_width_chars=400):
+        if result.rows:
+            print(to_frame(CAPACITY_PLAN, result.rows).select(
+                "model", "concurrent_users", "config_variant", "system", "optimal_concurrency",
+                "instances", "gpu_memory_per_instance_gb", "gpu_memory_gb",
+                "gpu_utilization_pct", "latency_at_slo_ms"))
+        for issue in result.issues:
+            print(f"not planned: {issue['model']}: {issue['reason']}")
+        summary = to_frame(CAPACITY_PLAN_SUMMARY, [result.summary])
+        print(summary.select("instances", "gpu_memory_gb", "gpus_by_memory",
+                             "servers_by_memory", "gpus_by_compute", "servers_by_compute",
+                             "gpus_naive", "gpus_recommended", "servers_recommended"))
+    if result.summary["assumptions"]:
+        print(f"assumptions: {result.summary['assumptions']}")
+    return 1 if result.issues else 0
+
+
+def _scenario(args: argparse.Namespace) -> Scenario:
+    demands = []
+    for text in args.demand:
+        model, sep, users = text.rpartition("=")
+        if not sep or not model or not users.isdigit() or int(users) < 1:
+            raise ValueError(f"--demand {text!r}: expected MODEL=USERS, users a whole number")
+        demands.append(Demand(model, int(users)))
+    if args.gpus_per_server < 1:
+        raise ValueError("--gpus-per-server must be at least 1")
+    slo = NO_LIMIT
+    if args.slo != "none":
+        percentile, sep, limit = args.slo.partition(":")
+        if percentile not in PERCENTILES or not sep:
+            raise ValueError(f"--slo {args.slo!r}: expected PERCENTILE:MS with a percentile "
+                             f"in {', '.join(PERCENTILES)}, or none")
+        try:
+            slo = Slo("ad hoc", percentile, float(limit))
+        except ValueError:
+            raise ValueError(f"--slo {args.slo!r}: {limit!r} is not a number of ms") from None
+    return Scenario("ad hoc", args.gpu_model, args.gpus_per_server, slo, tuple(demands))
 
 
 def _relative(path: Path, raw_root: Path) -> str:

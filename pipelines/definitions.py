@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import core, raw
-from assets.resources import Warehouse
+from assets import core, raw, sizing, sizing_checks
+from assets.resources import SizingRules, Warehouse
 from pipelines.automation import INGEST_JOB, daily_ingest_schedule, raw_files_sensor
 
 # DuckDB takes one writer: every step runs in the launching process, one after another.
@@ -17,11 +17,11 @@ ingest_job = dg.define_asset_job(
 )
 
 defs = dg.Definitions(
-    assets=dg.load_assets_from_modules([raw, core]),
-    asset_checks=dg.load_asset_checks_from_modules([raw, core]),
+    assets=dg.load_assets_from_modules([raw, core, sizing]),
+    asset_checks=dg.load_asset_checks_from_modules([raw, core, sizing_checks]),
     jobs=[ingest_job],
     sensors=[raw_files_sensor],
     schedules=[daily_ingest_schedule],
-    resources={"warehouse": Warehouse()},
+    resources={"warehouse": Warehouse(), "rules": SizingRules()},
     executor=dg.in_process_executor,
 )

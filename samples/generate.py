@@ -1,7 +1,7 @@
 """Write the project's sample raw root: realistic sweeps in each tool's own format.
 
 The numbers come from a small queueing model, not from the corpus: throughput saturates
-as concurrency grows (X = peak * c / (c + k)), mean latency follows Little's law
+as concurrency grows (X = peak * c / sqrt(c^2 + k^2)), mean latency follows Little's law
 (c / X), percentiles spread above it, GPU memory grows with instances and load. The same
 functions feed tests and, later, the benchmark's synthetic archives.
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,13 +30,14 @@ class ModelProfile:
     parameters_billions: float
     precision: str
     peak_per_s: float  # saturated throughput of one instance at batch 1
-    half_load: float  # concurrency at which throughput reaches half the peak
+    half_load: float  # concurrency around which throughput bends towards the peak
     weights_mb: float  # GPU memory of one loaded instance
     kv_mb_per_request: float  # extra GPU memory per outstanding request
 
     def throughput(self, concurrency: int, instances: int = 1, scale: float = 1.0) -> float:
         peak = self.peak_per_s * (1 + 0.3 * (instances - 1)) * scale
-        return peak * concurrency / (concurrency + self.half_load * instances)
+        bend = self.half_load * instances
+        return peak * concurrency / math.sqrt(concurrency**2 + bend**2)
 
     def latency_avg_ms(self, concurrency: int, instances: int = 1, scale: float = 1.0) -> float:
         return 1000.0 * concurrency / self.throughput(concurrency, instances, scale)
@@ -198,6 +200,8 @@ def sample_files() -> dict[str, str]:
         "reference/models.csv": "model,parameters_billions,precision\n" + "".join(
             f"{m.name},{m.parameters_billions},{m.precision}\n" for m in (*MODELS, LLM)),
         "reference/gpus.csv": "gpu_model,memory_gb\nH100-80GB,80\nA100-40GB,40\nL40S-48GB,48\n",
+        "reference/slo.yaml": SLO_YAML,
+        "reference/scenarios/vision-and-chat.yaml": SCENARIO_YAML,
         "inference/h100-bm-01/run.yaml": run_yaml(
             system="h100-bm-01", gpu_model="H100-80GB", gpu_memory_gb=80, gpus_per_node=8,
             nodes=1, virtualization="bare-metal", network="400G-IB", date="2026-10-14",
@@ -220,6 +224,25 @@ def sample_files() -> dict[str, str]:
     files["inference/h100-bm-01/genai_perf/c64/profile_export_genai_perf.json"] = \
         genai_perf_json(LLM, 64)
     return files
+
+
+SLO_YAML = """\
+# Latency SLO policies the optimal-concurrency table is computed for ('none' always exists).
+- {name: interactive, percentile: p95, max_latency_ms: 10}
+- {name: batch, percentile: p99, max_latency_ms: 100}
+- {name: chat, percentile: p95, max_latency_ms: 1500}
+"""
+
+SCENARIO_YAML = """\
+name: vision-and-chat
+server: {gpu_model: H100-80GB, gpus_per_server: 8}
+slo: {percentile: p95, max_latency_ms: 600}
+demands:
+  - {model: resnet50_trt, concurrent_users: 200}
+  - {model: bert_large_onnx, concurrent_users: 48}
+  - {model: gpt_20b_trtllm, concurrent_users: 40}
+  - {model: llama3_70b, concurrent_users: 16}
+"""
 
 
 def write(root: Path, files: dict[str, str] | None = None) -> list[Path]:

@@ -59,8 +59,8 @@ def test_first_run_loads_every_sample_file(store, raw):
         "FROM core.inference_measurements WHERE model = 'resnet50_trt' "
         "AND config_variant = 'resnet50_trt_config_default' AND concurrency = 8 "
         "AND system = 'h100-bm-01'").fetchall()
-    # values as written in the sample CSVs: 2400.0 infer/s, p99 4.6 ms, 1222.0 MB, 59.4 %
-    assert row == [(2400.0, 4.6, 1222.0, 59.4, "h100-bm-01", "H100-80GB", 80.0, "bare-metal",
+    # values as written in the sample CSVs: 3360.0 infer/s, p99 3.3 ms, 1222.0 MB, 83.2 %
+    assert row == [(3360.0, 3.3, 1222.0, 83.2, "h100-bm-01", "H100-80GB", 80.0, "bare-metal",
                     True)]
 
 
@@ -114,12 +114,12 @@ def test_bad_file_is_quarantined_and_the_rest_loads(store, raw):
 
 def test_invalid_row_is_held_back_with_its_line(store, raw):
     path = raw / MA_INFERENCE
-    text = path.read_text().replace(",Yes,3840.0,", ",Yes,-3840.0,", 1)
+    text = path.read_text().replace(",Yes,4181.7,", ",Yes,-4181.7,", 1)
     path.write_text(text)
     run(store, raw)
     held = store.con.execute("SELECT location, reason FROM raw.quarantine "
                              "WHERE source_file = ?", [MA_INFERENCE]).fetchall()
-    assert held == [("line 2", "throughput_per_s=-3840.0 fails greater_than_or_equal_to(0)")]
+    assert held == [("line 2", "throughput_per_s=-4181.7 fails greater_than_or_equal_to(0)")]
     loaded = store.con.execute("SELECT rows_loaded, rows_quarantined FROM raw.ingested_files "
                            "WHERE path = ?", [MA_INFERENCE]).fetchone()
     assert loaded == (41, 1)

@@ -16,29 +16,42 @@ from samples import generate
 RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context",
        "model_analyzer_checkpoint", "model_analyzer_checkpoint_gpus",
        "model_analyzer_inference", "model_analyzer_gpu", "model_analyzer_server_only",
-       "perf_analyzer", "genai_perf", "reference_models", "reference_gpus"]
+       "perf_analyzer", "genai_perf", "reference_models", "reference_gpus", "slo_policies",
+       "capacity_scenarios"]
+SIZING = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
+          "capacity_plan", "capacity_plan_summary", "capacity_plan_issues"]
 
 
 def test_asset_graph_snapshot():
     """Every change to lineage shows up here as a reviewable diff."""
     graph = defs.resolve_asset_graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
-    assert keys == {f"raw/{n}" for n in RAW} | {"core/inference_measurements"}
+    assert keys == ({f"raw/{n}" for n in RAW} | {"core/inference_measurements"}
+                    | {f"sizing/{n}" for n in SIZING})
     groups = {k.to_user_string(): graph.get(k).group_name for k in graph.get_all_asset_keys()}
     assert {g for k, g in groups.items() if k.startswith("raw/")} == {"raw"}
     assert groups["core/inference_measurements"] == "core"
+    assert {groups[f"sizing/{n}"] for n in SIZING} == {"sizing"}
     core_deps = {k.to_user_string()
                  for k in graph.get(dg.AssetKey(["core", "inference_measurements"])).parent_keys}
     assert core_deps == {"raw/model_analyzer_inference", "raw/model_analyzer_gpu",
                          "raw/model_analyzer_checkpoint", "raw/model_analyzer_checkpoint_gpus",
                          "raw/perf_analyzer", "raw/genai_perf", "raw/file_context",
                          "raw/reference_gpus", "raw/ingested_files"}
+    plan_deps = {k.to_user_string()
+                 for k in graph.get(dg.AssetKey(["sizing", "capacity_plan"])).parent_keys}
+    assert plan_deps == {"core/inference_measurements", "raw/capacity_scenarios",
+                         "raw/reference_gpus"}
+    rule_deps = graph.get(dg.AssetKey(["sizing", "gpu_memory_rule"])).parent_keys
+    assert {k.to_user_string() for k in rule_deps} == {"sizing/gpu_memory_per_model"}
     checks = {(c.asset_key.to_user_string(), c.name) for c in graph.asset_check_keys}
     assert checks == {
         ("core/inference_measurements", "throughput_positive"),
         ("core/inference_measurements", "latency_percentiles_ordered"),
         ("core/inference_measurements", "every_measurement_names_its_model"),
+        ("core/inference_measurements", "littles_law"),
         ("raw/ingested_files", "no_rejected_files"),
+        *{(f"sizing/{n}", "business_rules") for n in SIZING if n != "capacity_plan_issues"},
     }
     for key in graph.get_all_asset_keys():
         assert graph.get(key).description, f"{key} has no description"
@@ -53,7 +66,8 @@ def _run(raw: Path, warehouse: Path) -> dg.ExecuteInProcessResult:
 
 
 def _checks(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
-    return {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
+    return {f"{e.asset_key.to_user_string()}:{e.check_name}": e.passed
+            for e in result.get_asset_check_evaluations()}
 
 
 @pytest.fixture
@@ -70,12 +84,16 @@ def test_job_materializes_every_asset_and_checks_pass(paths):
     materialized = {e.materialization.asset_key.to_user_string()
                     for e in result.get_asset_materialization_events()}
     assert "core/inference_measurements" in materialized and "raw/genai_perf" in materialized
-    assert _checks(result) == {"throughput_positive": True, "latency_percentiles_ordered": True,
-                               "every_measurement_names_its_model": True,
-                               "no_rejected_files": True}
-    core = next(m.materialization for m in result.get_asset_materialization_events()
+    core = "core/inference_measurements"
+    assert _checks(result) == {
+        f"{core}:throughput_positive": True, f"{core}:latency_percentiles_ordered": True,
+        f"{core}:every_measurement_names_its_model": True, f"{core}:littles_law": True,
+        "raw/ingested_files:no_rejected_files": True,
+        **{f"sizing/{n}:business_rules": True for n in SIZING if n != "capacity_plan_issues"},
+    }
+    core_event = next(m.materialization for m in result.get_asset_materialization_events()
                 if m.materialization.asset_key.to_user_string() == "core/inference_measurements")
-    assert core.metadata["dagster/row_count"].value == 67
+    assert core_event.metadata["dagster/row_count"].value == 67
 
 
 def test_job_twice_gives_identical_tables_and_flags_a_bad_file(paths):
@@ -87,7 +105,7 @@ def test_job_twice_gives_identical_tables_and_flags_a_bad_file(paths):
     (raw / "inference/notes.json").write_text('{"request_throughput": {"unit": "x", ')
     result = _run(raw, warehouse)
     assert result.success  # a bad file never fails the run
-    assert _checks(result)["no_rejected_files"] is False
+    assert _checks(result)["raw/ingested_files:no_rejected_files"] is False
     con = connect(warehouse, read_only=True)
     assert con.execute("SELECT * FROM core.inference_measurements ORDER BY ALL").fetchall() \
         == first

@@ -1,0 +1,140 @@
+"""raw/reference YAML written by people: slo.yaml and capacity scenarios.
+
+Recognised by their keys, validated strictly: a scenario with a wrong type is rejected
+whole, with the path of the bad value, since half a scenario would plan the wrong thing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from parsers.base import FormatError, Parsed, SourceFile, frame
+from schemas.scenarios import CAPACITY_SCENARIOS, SLO_POLICIES
+from schemas.sizing import PERCENTILES
+from schemas.spec import Table
+
+
+def _load(src: SourceFile) -> Any:
+    try:
+        return yaml.safe_load(src.text())
+    except yaml.YAMLError as exc:
+        raise FormatError(f"not valid YAML: {str(exc).splitlines()[0]}") from None
+
+
+def _looks_like(src: SourceFile, *keys: str) -> bool:
+    if not src.name.lower().endswith((".yaml", ".yml")):
+        return False
+    head = src.head(4096)
+    return all(f"{key}:" in head for key in keys)
+
+
+def _text(value: Any, where: str) -> str:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise FormatError(f"{where} must be a non-empty name, found {value!r}")
+
+
+def _positive(value: Any, where: str, whole: bool = False) -> float:
+    ok = isinstance(value, int) if whole else isinstance(value, (int, float))
+    if ok and not isinstance(value, bool) and value > 0:
+        return value
+    kind = "a whole number" if whole else "a number"
+    raise FormatError(f"{where} must be {kind} above 0, found {value!r}")
+
+
+def _percentile(value: Any, where: str) -> str:
+    text = str(value).strip().lower()
+    if text in PERCENTILES:
+        return text
+    raise FormatError(f"{where} must be one of {', '.join(PERCENTILES)}, found {value!r}")
+
+
+def _mapping(value: Any, where: str) -> dict:
+    if isinstance(value, dict):
+        return value
+    raise FormatError(f"{where} must be a mapping, found {value!r}")
+
+
+class SloPolicies:
+    """`- {name, percentile, max_latency_ms}` items, as a list or under `policies:`."""
+
+    format = "slo_policies"
+    version = 1
+    tables: tuple[Table, ...] = (SLO_POLICIES,)
+
+    def sniff(self, src: SourceFile) -> bool:
+        return _looks_like(src, "percentile", "max_latency_ms") and "demands:" not in src.head()
+
+    def parse(self, src: SourceFile) -> Parsed:
+        doc = _load(src)
+        items = doc.get("policies") if isinstance(doc, dict) else doc
+        if not isinstance(items, list) or not items:
+            raise FormatError("expected a list of {name, percentile, max_latency_ms} policies")
+        rows, names = [], set()
+        for i, item in enumerate(items, 1):
+            where = f"policy {i}"
+            item = _mapping(item, where)
+            name = _text(item.get("name"), f"{where} name")
+            if name in names or name == "none":
+                raise FormatError(f"{where}: policy name {name!r} is used twice or reserved")
+            names.add(name)
+            rows.append({"name": name,
+                         "percentile": _percentile(item.get("percentile"), f"{name}.percentile"),
+                         "max_latency_ms": float(_positive(item.get("max_latency_ms"),
+                                                           f"{name}.max_latency_ms"))})
+        return Parsed({SLO_POLICIES.key: frame(rows, SLO_POLICIES)})
+
+
+class CapacityScenarios:
+    """One scenario mapping, or a list of them, each with server, slo and demands."""
+
+    format = "capacity_scenarios"
+    version = 1
+    tables: tuple[Table, ...] = (CAPACITY_SCENARIOS,)
+
+    def sniff(self, src: SourceFile) -> bool:
+        return _looks_like(src, "demands", "server")
+
+    def parse(self, src: SourceFile) -> Parsed:
+        doc = _load(src)
+        scenarios = doc if isinstance(doc, list) else [doc]
+        rows: list[dict[str, object]] = []
+        seen: set[str] = set()
+        for i, scenario in enumerate(scenarios, 1):
+            scenario_rows = _scenario(_mapping(scenario, f"scenario {i}"), i)
+            name = str(scenario_rows[0]["scenario"])
+            if name in seen:
+                raise FormatError(f"scenario name {name!r} is used twice in this file")
+            seen.add(name)
+            rows += scenario_rows
+        return Parsed({CAPACITY_SCENARIOS.key: frame(rows, CAPACITY_SCENARIOS)})
+
+
+def _scenario(doc: dict, index: int) -> list[dict[str, object]]:
+    name = _text(doc.get("name"), f"scenario {index} name")
+    server = _mapping(doc.get("server"), f"{name}.server")
+    slo = _mapping(doc.get("slo"), f"{name}.slo")
+    demands = doc.get("demands")
+    if not isinstance(demands, list) or not demands:
+        raise FormatError(f"{name}.demands must be a non-empty list of {{model, "
+                          "concurrent_users}}")
+    common = {
+        "scenario": name,
+        "gpu_model": _text(server.get("gpu_model"), f"{name}.server.gpu_model"),
+        "gpus_per_server": _positive(server.get("gpus_per_server"),
+                                     f"{name}.server.gpus_per_server", whole=True),
+        "slo_percentile": _percentile(slo.get("percentile"), f"{name}.slo.percentile"),
+        "slo_max_latency_ms": float(_positive(slo.get("max_latency_ms"),
+                                              f"{name}.slo.max_latency_ms")),
+    }
+    rows = []
+    for j, demand in enumerate(demands, 1):
+        where = f"{name}.demands[{j}]"
+        demand = _mapping(demand, where)
+        rows.append({**common, "demand_index": j,
+                     "model": _text(demand.get("model"), f"{where}.model"),
+                     "concurrent_users": _positive(demand.get("concurrent_users"),
+                                                   f"{where}.concurrent_users", whole=True)})
+    return rows

@@ -1,0 +1,157 @@
+"""The capacity planner end to end: written sweeps and a scenario file, through the
+warehouse, to sizing tables, the GX checks and `sizing plan`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import great_expectations as gx
+import polars as pl
+import pytest
+
+from assets.sizing_checks import run_suite
+from ingest.engine import ingest
+from ingest.store import Store, connect
+from parsers.base import FormatError
+from parsers.sizing_yaml import CapacityScenarios, SloPolicies
+from pipelines.cli import main
+from tests.conftest import text_file
+from transforms.inference import build_inference_measurements
+from transforms.sizing.tables import build_memory, build_optimal, build_plans
+
+HEADER = ("Model,Batch,Concurrency,Model Config Path,Instance Group,Max Batch Size,"
+          "Satisfies Constraints,Throughput (infer/sec),p95 Latency (ms),p99 Latency (ms)\n")
+GPU_HEADER = ("Model,GPU UUID,Batch,Concurrency,Model Config Path,Instance Group,"
+              "Satisfies Constraints,GPU Memory Usage (MB),GPU Utilization (%),"
+              "GPU Power Usage (W)\n")
+# concurrency, infer/s, p95 ms, GPU MB, util %: the knee is at 4 (240 >= 0.95 x 252)
+POINTS = ((1, 100.0, 10.0, 30000.0, 30.0), (2, 180.0, 11.0, 31000.0, 55.0),
+          (4, 240.0, 17.0, 32000.0, 80.0), (8, 250.0, 32.0, 34000.0, 95.0),
+          (16, 252.0, 64.0, 38000.0, 99.0))
+SCENARIO = """\
+name: two-models
+server: {gpu_model: L40S-48GB, gpus_per_server: 2}
+slo: {percentile: p95, max_latency_ms: 20}
+demands:
+  - {model: llm_13b, concurrent_users: 10}
+  - {model: unknown_model, concurrent_users: 5}
+"""
+
+
+def write_raw(root: Path) -> None:
+    results = root / "l40s/results"
+    results.mkdir(parents=True)
+    inference = "".join(f"llm_13b,1,{c},llm_13b_config_default,1:GPU,8,Yes,{x},{p95},"
+                        f"{p95 * 1.2:.1f}\n" for c, x, p95, _, _ in POINTS)
+    gpu = "".join(f"llm_13b,GPU-1,1,{c},llm_13b_config_default,1:GPU,Yes,{mem},{util},300.0\n"
+                  for c, _, _, mem, util in POINTS)
+    (results / "metrics-model-inference.csv").write_text(HEADER + inference + "\n")
+    (results / "metrics-model-gpu.csv").write_text(GPU_HEADER + gpu + "\n")
+    (root / "l40s/run.yaml").write_text("gpu_model: L40S-48GB\nsystem: l40s-01\n")
+    (root / "reference").mkdir()
+    (root / "reference/gpus.csv").write_text("gpu_model,memory_gb\nL40S-48GB,48\n")
+    (root / "reference/models.csv").write_text(
+        "model,parameters_billions,precision\nllm_13b,13,fp16\n")
+    (root / "reference/slo.yaml").write_text("- {name: fast, percentile: p95, "
+                                             "max_latency_ms: 15}\n")
+    (root / "reference/scenarios.yaml").write_text(SCENARIO)
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path) -> Path:
+    write_raw(tmp_path / "raw")
+    path = tmp_path / "lab.duckdb"
+    store = Store(connect(path))
+    ingest(store, tmp_path / "raw", "t")
+    build_inference_measurements(store, "t")
+    build_optimal(store, 0.95)
+    build_memory(store)
+    build_plans(store, 0.95)
+    store.con.close()
+    return path
+
+
+def query(path: Path, sql: str) -> list[tuple]:
+    con = connect(path, read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_optimal_concurrency_per_policy(warehouse):
+    rows = query(warehouse, "SELECT slo_policy, optimal_concurrency, throughput_per_s, "
+                            "gpu_memory_gb FROM sizing.inference_optimal_concurrency "
+                            "ORDER BY slo_policy")
+    # none: knee 0.95 x 252 = 239.4 -> 4; fast (p95 <= 15): levels 1, 2 -> peak 180 -> 2
+    assert rows == [("fast", 2, 180.0, 31.0), ("none", 4, 240.0, 32.0)]
+
+
+def test_plan_tables_for_the_scenario(warehouse):
+    plan = query(warehouse, "SELECT model, optimal_concurrency, instances, "
+                            "gpu_memory_per_instance_gb, gpu_memory_gb, gpu_utilization_pct, "
+                            "gpu_memory_capacity_gb, system FROM sizing.capacity_plan")
+    # within p95 <= 20 ms: levels 1-4, optimum 4 -> ceil(10 / 4) = 3 instances of 32 GB
+    assert plan == [("llm_13b", 4, 3, 32.0, 96.0, 80.0, 48.0, "l40s-01")]
+    summary = query(warehouse, "SELECT demands, demands_planned, gpus_by_memory, "
+                               "servers_by_memory, gpus_by_compute, servers_by_compute, "
+                               "gpus_naive, gpus_recommended FROM sizing.capacity_plan_summary")
+    # memory: one 32 GB instance per 48 GB GPU -> 3 GPUs, 2 servers of 2; naive ceil(96/48)
+    # = 2; compute: 3 x 80 % = 2.4 -> 3
+    assert summary == [(2, 1, 3, 2, 3, 2, 2, 3)]
+    issues = query(warehouse, "SELECT model, reason FROM sizing.capacity_plan_issues")
+    assert issues == [("unknown_model", "no batch-1 concurrency measurement of unknown_model "
+                                        "on L40S-48GB: profile it there (or check the "
+                                        "run.yaml gpu_model)")]
+
+
+def test_every_plan_number_traces_back_to_its_measurements(warehouse):
+    [(evidence,)] = query(warehouse, "SELECT evidence FROM sizing.capacity_plan")
+    assert '"source_file": "l40s/results/metrics-model-inference.csv"' in evidence
+    assert '"source_line": 4' in evidence  # the concurrency-4 row is line 4 of the CSV
+
+
+def test_memory_rule_from_one_model_goes_through_the_origin(warehouse):
+    rows = query(warehouse, "SELECT gb_per_billion_params, intercept_gb, r_squared, fit "
+                            "FROM sizing.gpu_memory_rule")
+    assert rows == [(30.0 / 13.0, 0.0, None, "one size only, through the origin")]
+
+
+def test_sizing_plan_command_reads_the_warehouse(warehouse, capsys):
+    code = main(["plan", "--warehouse", str(warehouse), "--demand", "llm_13b=20",
+                 "--gpu-model", "L40S-48GB", "--gpus-per-server", "4", "--slo", "p95:15"])
+    out = capsys.readouterr().out
+    assert code == 0
+    # p95 <= 15 ms: optimum 2 -> ceil(20 / 2) = 10 instances of 31 GB, util 55 % -> 6 GPUs
+    assert "| llm_13b | 20               | llm_13b_config_default | l40s-01 | 2" in out
+    assert "| 10        | 310.0         | 10             | 3" in out
+
+
+def test_sizing_plan_rejects_a_malformed_demand(warehouse, capsys):
+    assert main(["plan", "--warehouse", str(warehouse), "--demand", "llm_13b",
+                 "--gpu-model", "L40S-48GB", "--gpus-per-server", "4"]) == 2
+    assert "expected MODEL=USERS" in capsys.readouterr().err
+
+
+def test_gx_suite_reports_the_failing_rows():
+    frame = pl.DataFrame({"instances": [3, 0], "model": ["a", "b"]})
+    result = run_suite("plan", frame, [gx.expectations.ExpectColumnValuesToBeBetween(
+        column="instances", min_value=1, description="instances >= 1")], gx)
+    assert result.passed is False
+    assert "**failed** (1 rows)" in result.metadata["instances >= 1"].value
+    assert "| 0 | b |" in result.metadata["instances >= 1"].value
+
+
+def test_scenario_with_a_wrong_type_is_rejected_with_the_path():
+    bad = SCENARIO.replace("concurrent_users: 10", "concurrent_users: ten")
+    with pytest.raises(FormatError, match=r"two-models.demands\[1\].concurrent_users must be "
+                                          r"a whole number above 0, found 'ten'"):
+        CapacityScenarios().parse(text_file("reference/scenarios.yaml", bad))
+
+
+def test_slo_policy_names_none_is_reserved():
+    src = text_file("reference/slo.yaml", "- {name: none, percentile: p95, "
+                                          "max_latency_ms: 15}\n")
+    assert SloPolicies().sniff(src)
+    with pytest.raises(FormatError, match="reserved"):
+        SloPolicies().parse(src)

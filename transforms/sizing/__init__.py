@@ -1,0 +1,1 @@
+"""Sizing rules as pure functions over frames; `tables.py` reads and writes the warehouse."""

@@ -1,0 +1,160 @@
+"""The capacity planner: users -> instances -> GPUs -> servers, with the evidence."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from transforms.sizing.optimal import Optimum, Slo, ceil_div, levels, optimum
+
+UNKNOWN_UTILIZATION_PCT = 100.0  # an instance whose utilization was not measured gets a GPU
+
+
+@dataclass(frozen=True)
+class Demand:
+    model: str
+    concurrent_users: int
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    gpu_model: str
+    gpus_per_server: int
+    slo: Slo
+    demands: tuple[Demand, ...]
+    source_file: str = "(ad hoc)"
+
+
+@dataclass
+class Plan:
+    rows: list[dict] = field(default_factory=list)
+    summary: dict = field(default_factory=dict)
+    issues: list[dict] = field(default_factory=list)
+
+
+def plan(scenario: Scenario, measurements: pl.DataFrame, gpu_memory_gb: float | None,
+         knee_fraction: float) -> Plan:
+    """Plan every demand of a scenario; demands that cannot be planned become issues."""
+    result = Plan()
+    on_gpu = measurements.filter(pl.col("gpu_model") == scenario.gpu_model)
+    for demand in scenario.demands:
+        row, issue = _plan_demand(scenario, demand, on_gpu, gpu_memory_gb, knee_fraction)
+        if row:
+            result.rows.append(row)
+        else:
+            result.issues.append({"scenario": scenario.name, "gpu_model": scenario.gpu_model,
+                                  "model": demand.model,
+                                  "concurrent_users": demand.concurrent_users,
+                                  "reason": issue, "source_file": scenario.source_file})
+    result.summary = _summary(scenario, result.rows, gpu_memory_gb)
+    return result
+
+
+def _plan_demand(scenario: Scenario, demand: Demand, on_gpu: pl.DataFrame,
+                 gpu_memory_gb: float | None, knee_fraction: float
+                 ) -> tuple[dict | None, str | None]:
+    sweeps = on_gpu.filter((pl.col("model") == demand.model)
+                           & (pl.col("batch_size").fill_null(1) == 1))
+    if sweeps.is_empty():
+        return None, (f"no batch-1 concurrency measurement of {demand.model} on "
+                      f"{scenario.gpu_model}: profile it there (or check the run.yaml "
+                      "gpu_model)")
+    best: tuple[Optimum, dict] | None = None
+    reasons = []
+    for key, sweep in levels(sweeps).group_by(["config_variant", "system"],
+                                              maintain_order=True):
+        found = optimum(sweep, scenario.slo, knee_fraction)
+        if found.point is None:
+            reasons.append(f"{key[0] or 'default'} on {key[1] or '?'}: {found.reason}")
+        elif best is None or _better(found, best[0]):
+            best = (found, found.point)
+    if best is None:
+        return None, "no configuration meets the SLO: " + "; ".join(reasons)
+    found, point = best
+    memory = point["gpu_memory_mb"] / 1000.0 if point["gpu_memory_mb"] is not None else None
+    if memory is not None and gpu_memory_gb is not None and memory > gpu_memory_gb:
+        return None, (f"one instance needs {memory:g} GB, more than the {gpu_memory_gb:g} GB "
+                      f"of a {scenario.gpu_model}")
+    instances = ceil_div(demand.concurrent_users, found.concurrency or 1)
+    return {
+        "scenario": scenario.name, "gpu_model": scenario.gpu_model, "model": demand.model,
+        "concurrent_users": demand.concurrent_users,
+        "slo_percentile": scenario.slo.percentile,
+        "slo_max_latency_ms": scenario.slo.max_latency_ms,
+        "config_variant": point["config_variant"], "batch_size": point["batch_size"],
+        "system": point["system"], "optimal_concurrency": found.concurrency,
+        "instances": instances, "throughput_per_instance_per_s": point["throughput_per_s"],
+        "latency_at_slo_ms": point.get(scenario.slo.column) if scenario.slo.column else None,
+        "gpu_memory_per_instance_gb": memory,
+        "gpu_memory_gb": None if memory is None else instances * memory,
+        "gpu_utilization_pct": point["gpu_utilization_pct"],
+        "gpu_memory_capacity_gb": gpu_memory_gb,
+        "evidence": json.dumps({"rule": found.rule, "concurrency": found.concurrency,
+                                "measurements": [dict(e) for e in point["evidence"]]}),
+        "source_file": scenario.source_file,
+    }, None
+
+
+def _better(candidate: Optimum, incumbent: Optimum) -> bool:
+    """More users per instance wins; at equal users, less GPU memory."""
+    if candidate.concurrency != incumbent.concurrency:
+        return (candidate.concurrency or 0) > (incumbent.concurrency or 0)
+    mem = (candidate.point or {}).get("gpu_memory_mb")
+    best = (incumbent.point or {}).get("gpu_memory_mb")
+    return mem is not None and (best is None or mem < best)
+
+
+def first_fit_decreasing(sizes: list[float], capacity: float) -> int:
+    """GPUs needed to hold every instance, none split across GPUs."""
+    free: list[float] = []
+    for size in sorted(sizes, reverse=True):
+        for i, room in enumerate(free):
+            if size <= room + 1e-9:
+                free[i] = room - size
+                break
+        else:
+            free.append(capacity - size)
+    return len(free)
+
+
+def _summary(scenario: Scenario, rows: list[dict], gpu_memory_gb: float | None) -> dict:
+    instances = sum(r["instances"] for r in rows)
+    sizes = [r["gpu_memory_per_instance_gb"] for r in rows for _ in range(r["instances"])]
+    assumptions = []
+    if any(s is None for s in sizes):
+        assumptions.append("GPU memory of some instances not measured: counted as 0 GB")
+    known = [s or 0.0 for s in sizes]
+    busy = 0.0
+    for r in rows:
+        util = r["gpu_utilization_pct"]
+        if util is None:
+            assumptions.append(f"{r['model']}: GPU utilization not measured, taken as "
+                               f"{UNKNOWN_UTILIZATION_PCT:g} %")
+            util = UNKNOWN_UTILIZATION_PCT
+        busy += r["instances"] * util / 100.0
+    by_memory = first_fit_decreasing(known, gpu_memory_gb) if gpu_memory_gb and rows else None
+    if not gpu_memory_gb:
+        assumptions.append(f"memory of a {scenario.gpu_model} unknown: add it to "
+                           "raw/reference/gpus.csv")
+    by_compute = ceil_div(busy, 1.0) if rows else 0
+    total = sum(known)
+    naive = ceil_div(total, gpu_memory_gb) if gpu_memory_gb else None
+    recommended = max(by_memory or 0, by_compute) if rows else 0
+    per_server = scenario.gpus_per_server
+    return {
+        "scenario": scenario.name, "gpu_model": scenario.gpu_model,
+        "gpus_per_server": per_server, "gpu_memory_capacity_gb": gpu_memory_gb,
+        "demands": len(scenario.demands), "demands_planned": len(rows),
+        "instances": instances, "gpu_memory_gb": total,
+        "gpus_by_memory": by_memory,
+        "servers_by_memory": None if by_memory is None else ceil_div(by_memory, per_server),
+        "gpus_by_compute": by_compute,
+        "servers_by_compute": ceil_div(by_compute, per_server),
+        "gpus_naive": naive, "gpus_recommended": recommended,
+        "servers_recommended": ceil_div(recommended, per_server),
+        "assumptions": "; ".join(assumptions) or None,
+        "source_file": scenario.source_file,
+    }

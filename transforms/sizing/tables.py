@@ -1,0 +1,105 @@
+"""Read the sizing inputs from the warehouse, apply the rules, write validated tables."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ingest.store import Store
+from ingest.validate import validate
+from schemas.context import REFERENCE_GPUS, REFERENCE_MODELS
+from schemas.scenarios import CAPACITY_SCENARIOS, SLO_POLICIES
+from schemas.sizing import (
+    CAPACITY_PLAN,
+    CAPACITY_PLAN_ISSUES,
+    CAPACITY_PLAN_SUMMARY,
+    GPU_MEMORY_PER_MODEL,
+    GPU_MEMORY_RULE,
+    INFERENCE_OPTIMAL_CONCURRENCY,
+)
+from schemas.spec import Table
+from transforms.inference import sql
+from transforms.sizing.memory import memory_per_model, memory_rule
+from transforms.sizing.optimal import NO_LIMIT, Slo, optimal_table
+from transforms.sizing.planner import Demand, Plan, Scenario, plan
+
+
+def measurements(store: Store) -> pl.DataFrame:
+    return store.query(sql("sizing_measurements"))
+
+
+def policies(store: Store) -> list[Slo]:
+    rows = store.query(f"SELECT name, percentile, max_latency_ms FROM {SLO_POLICIES.qualified} "
+                       "ORDER BY name")
+    return [NO_LIMIT, *(Slo(r["name"], r["percentile"], r["max_latency_ms"])
+                        for r in rows.iter_rows(named=True))]
+
+
+def scenarios(store: Store) -> list[Scenario]:
+    rows = store.query(f"SELECT * FROM {CAPACITY_SCENARIOS.qualified} "
+                       "ORDER BY scenario, demand_index")
+    found = []
+    for (name,), group in rows.group_by(["scenario"], maintain_order=True):
+        first = group.row(0, named=True)
+        slo = Slo(name, first["slo_percentile"], first["slo_max_latency_ms"])
+        demands = tuple(Demand(r["model"], r["concurrent_users"])
+                        for r in group.iter_rows(named=True))
+        found.append(Scenario(name, first["gpu_model"], first["gpus_per_server"], slo, demands,
+                              first["source_file"]))
+    return found
+
+
+def gpu_memory_gb(store: Store, gpu_model: str) -> float | None:
+    """Memory of one GPU: raw/reference/gpus.csv, else what run.yaml files said."""
+    rows = store.query(
+        f"SELECT memory_gb FROM {REFERENCE_GPUS.qualified} WHERE gpu_model = $1 "
+        "UNION ALL SELECT max(gpu_memory_gb) FROM core.inference_measurements "
+        "WHERE gpu_model = $1", [gpu_model])
+    values = [v for v in rows["memory_gb"].to_list() if v is not None]
+    return values[0] if values else None
+
+
+def build_optimal(store: Store, knee_fraction: float) -> int:
+    rows = optimal_table(measurements(store), policies(store), knee_fraction)
+    return replace(store, INFERENCE_OPTIMAL_CONCURRENCY, rows)
+
+
+def build_memory(store: Store) -> tuple[int, int]:
+    models = store.query(f"SELECT model, parameters_billions, precision "
+                         f"FROM {REFERENCE_MODELS.qualified}")
+    per_model = memory_per_model(measurements(store), models)
+    return (replace(store, GPU_MEMORY_PER_MODEL, per_model),
+            replace(store, GPU_MEMORY_RULE, memory_rule(per_model)))
+
+
+def plan_scenario(store: Store, scenario: Scenario, knee_fraction: float) -> Plan:
+    return plan(scenario, measurements(store), gpu_memory_gb(store, scenario.gpu_model),
+                knee_fraction)
+
+
+def build_plans(store: Store, knee_fraction: float) -> dict[str, int]:
+    plans = [plan_scenario(store, s, knee_fraction) for s in scenarios(store)]
+    return {
+        CAPACITY_PLAN.key: replace(store, CAPACITY_PLAN, [r for p in plans for r in p.rows]),
+        CAPACITY_PLAN_SUMMARY.key: replace(store, CAPACITY_PLAN_SUMMARY,
+                                           [p.summary for p in plans]),
+        CAPACITY_PLAN_ISSUES.key: replace(store, CAPACITY_PLAN_ISSUES,
+                                          [i for p in plans for i in p.issues]),
+    }
+
+
+def to_frame(table: Table, rows: list[dict]) -> pl.DataFrame:
+    if not rows:
+        return table.empty_frame()
+    return table.conform(pl.DataFrame(rows, schema=table.polars_schema))
+
+
+def replace(store: Store, table: Table, rows: list[dict]) -> int:
+    """Validate and replace a derived table; a row failing its schema is a bug in a rule,
+    so it raises rather than hiding in quarantine."""
+    frame, problems = validate(table, to_frame(table, rows))
+    if problems:
+        raise ValueError(f"{table.key}: {problems[0].location}: {problems[0].reason}")
+    with store.transaction():
+        store.ensure([table])
+        store.replace_all(table, frame)
+    return frame.height
