@@ -136,7 +136,20 @@ def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path,
     )
     for row in tables.iter_rows(named=True):
         print(f"  {row['table_name']}: {row['rows']} rows")
+    _print_plans(store)
     print(f"Warehouse: {warehouse}")
+
+
+def _print_plans(store: Store) -> None:
+    plans = store.query(f"SELECT * FROM {CAPACITY_PLAN_SUMMARY.qualified} ORDER BY scenario")
+    for p in plans.iter_rows(named=True):
+        print(f"Capacity plan '{p['scenario']}' on {p['gpu_model']} x{p['gpus_per_server']}: "
+              f"{p['instances']} instances, {p['gpu_memory_gb']:.1f} GB; GPUs by memory "
+              f"{p['gpus_by_memory']}, by compute {p['gpus_by_compute']} -> "
+              f"{p['gpus_recommended']} GPUs, {p['servers_recommended']} servers"
+              + ("" if p["demands_planned"] == p["demands"] else
+                 f" ({p['demands'] - p['demands_planned']} demands not planned: "
+                 "select * from sizing.capacity_plan_issues)"))
 
 
 def _check(args: argparse.Namespace) -> int:
