@@ -18,8 +18,14 @@ from pathlib import Path
 
 import polars as pl
 
+from ingest import path_conventions
 from ingest.discovery import FoundFile, discover
-from ingest.run_context import CONTEXT_FILE_NAMES, ContextError, ContextResolver
+from ingest.run_context import (
+    CONTEXT_FILE_NAMES,
+    PATH_CONVENTIONS_FILE,
+    ContextError,
+    ContextResolver,
+)
 from ingest.store import LedgerEntry, Store
 from ingest.validate import validate
 from parsers.base import FormatError, RowProblem, SourceFile
@@ -28,6 +34,7 @@ from schemas.context import FILE_CONTEXT
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
 
 RUN_CONTEXT_FORMAT = "run_context"
+PATH_CONVENTIONS_FORMAT = "path_conventions"
 DEFAULT_MAX_FILE_BYTES = 1 << 30
 
 
@@ -120,13 +127,17 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits())
     stale_formats = {fmt for fmt, p in BY_FORMAT.items()
                      if any(t.key in recreated for t in p.tables)}
     found = discover(raw_root)
-    run_yamls = {f.relpath: f.path.read_bytes() for f in found
-                 if f.path.name in CONTEXT_FILE_NAMES and not f.outside_root}
-    contexts = ContextResolver(run_yamls)
+    context_files = {f.relpath: f.path.read_bytes() for f in found if not f.outside_root
+                     and (f.path.name in CONTEXT_FILE_NAMES or f.relpath == PATH_CONVENTIONS_FILE)}
+    conventions, conventions_error = _conventions(context_files.get(PATH_CONVENTIONS_FILE))
+    contexts = ContextResolver({p: d for p, d in context_files.items()
+                                if p != PATH_CONVENTIONS_FILE}, conventions)
+    errors = {**contexts.errors, PATH_CONVENTIONS_FILE: conventions_error}
     outcomes: list[FileOutcome] = []
     for file in found:
-        if file.relpath in run_yamls:
-            outcomes.append(_context_file(file, run_yamls[file.relpath], contexts,
+        if file.relpath in context_files:
+            outcomes.append(_context_file(file, context_files[file.relpath],
+                                          errors.get(file.relpath),
                                           previous.get(file.relpath)))
             continue
         context_error = _context_error(contexts, file.relpath)
@@ -139,17 +150,29 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits())
     return report
 
 
-def _context_file(file: FoundFile, data: bytes, contexts: ContextResolver,
+def _conventions(data: bytes | None
+                 ) -> tuple[path_conventions.PathConventions | None, str | None]:
+    if data is None:
+        return None, None
+    try:
+        return path_conventions.load(data), None
+    except path_conventions.ConventionError as exc:
+        return None, str(exc)
+
+
+def _context_file(file: FoundFile, data: bytes, error: str | None,
                   prior: LedgerEntry | None) -> FileOutcome:
-    """A run.yaml loads no rows of its own: it is recorded, and rejected when invalid.
-    Its values reach the data through raw.file_context, rebuilt on every run."""
+    """run.yaml and path conventions load no rows of their own: they are recorded, and
+    rejected when invalid. Their values reach the data through raw.file_context, rebuilt
+    on every run."""
     sha = hashlib.sha256(data).hexdigest()
-    error = contexts.errors.get(file.relpath)
+    fmt = PATH_CONVENTIONS_FORMAT if file.relpath == PATH_CONVENTIONS_FILE else \
+        RUN_CONTEXT_FORMAT
     status = "rejected" if error else "loaded"
     if status == "loaded" and prior and prior.sha256 == sha and prior.status != "rejected":
         status = "unchanged"
-    return FileOutcome(file.relpath, sha, len(data), file.mtime_ns, RUN_CONTEXT_FORMAT, status,
-                       f"run.yaml: {error}" if error else None)
+    return FileOutcome(file.relpath, sha, len(data), file.mtime_ns, fmt, status,
+                       f"{file.path.name}: {error}" if error else None)
 
 
 def _ingest_one(file: FoundFile, prior: LedgerEntry | None, context_error: str | None,
@@ -263,7 +286,8 @@ def _ledger_rows(report: IngestReport, kept: dict[str, dict]) -> pl.DataFrame:
 def _context_rows(report: IngestReport, contexts: ContextResolver) -> pl.DataFrame:
     rows = []
     for o in report.outcomes:
-        if o.status in ("loaded", "unchanged", "missing") and o.format != RUN_CONTEXT_FORMAT:
+        if o.status in ("loaded", "unchanged", "missing") and o.format not in (
+                RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT):
             try:
                 rows.append({"source_file": o.relpath, **contexts.resolve(o.relpath).row()})
             except ContextError:

@@ -1,7 +1,9 @@
-"""run.yaml: the hardware a file's results were measured on.
+"""Run context: the hardware and setup a file's results were measured on.
 
 A run.yaml in a file's folder or any ancestor up to the raw root applies to it; the nearest
 wins key by key. Unknown keys are kept under `tags`. A wrong type rejects the files it covers.
+Path conventions (raw/reference/path_conventions.yaml) add what only folder names say; they
+fill a context key only where no run.yaml gave it. Where each value came from is kept.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from ingest.path_conventions import PathConventions
 from schemas.context import PRECISIONS, VIRTUALIZATION
 
 CONTEXT_FILE_NAMES = ("run.yaml", "run.yml")
+PATH_CONVENTIONS_FILE = "reference/path_conventions.yaml"
 
 _TEXT_KEYS = ("system", "gpu_model", "storage_system", "network", "dataset")
 _INT_KEYS = ("gpus_per_node", "nodes")
@@ -30,10 +34,17 @@ class RunContext:
     values: dict[str, object] = field(default_factory=dict)  # column name -> value
     tags: dict[str, object] = field(default_factory=dict)
     files: tuple[str, ...] = ()  # contributing run.yaml, nearest first
+    path_values: dict[str, str] = field(default_factory=dict)  # what a path convention read
+    sources: dict[str, str] = field(default_factory=dict)  # key -> run.yaml path or path:<name>
 
     def row(self) -> dict[str, object]:
-        return {**self.values, "tags": json.dumps(self.tags, sort_keys=True, default=str)
-                if self.tags else None, "context_files": ";".join(self.files) or None}
+        return {**self.values, "tags": _json(self.tags),
+                "context_files": ";".join(self.files) or None,
+                "path_context": _json(self.path_values), "context_sources": _json(self.sources)}
+
+
+def _json(values: dict) -> str | None:
+    return json.dumps(values, sort_keys=True, default=str) if values else None
 
 
 def parse_run_yaml(data: bytes) -> tuple[dict[str, object], dict[str, object]]:
@@ -56,19 +67,29 @@ def parse_run_yaml(data: bytes) -> tuple[dict[str, object], dict[str, object]]:
             tags.update({str(k): v for k, v in value.items()})
         elif value is None:
             continue
-        elif key in _TEXT_KEYS:
-            values[key] = _text(key, value)
-        elif key in _INT_KEYS:
-            values[key] = _whole(key, value)
-        elif key == "gpu_memory_gb":
-            values[key] = _positive(key, value)
-        elif key in _CHOICES:
-            values[key] = _choice(key, value, _CHOICES[key])
-        elif key == "date":
-            values["run_date"] = _date(value)
+        elif key in CONTEXT_KEYS:
+            values[CONTEXT_KEYS[key]] = context_value(key, value)
         else:
             tags[key] = value
     return values, tags
+
+
+def context_value(key: str, value: object) -> object:
+    """A run-context value checked for its key's type (ContextError when it is wrong)."""
+    if key in _TEXT_KEYS:
+        return _text(key, value)
+    if key in _INT_KEYS:
+        return _whole(key, int(value) if isinstance(value, str) and value.isdigit() else value)
+    if key == "gpu_memory_gb":
+        return _positive(key, value)
+    if key in _CHOICES:
+        return _choice(key, value, _CHOICES[key])
+    return _date(value)
+
+
+# run.yaml key -> column of raw.file_context
+CONTEXT_KEYS = {**{k: k for k in (*_TEXT_KEYS, *_INT_KEYS, *_CHOICES, "gpu_memory_gb")},
+                "date": "run_date"}
 
 
 def _text(key: str, value: object) -> str:
@@ -106,9 +127,12 @@ def _date(value: object) -> str:
 
 
 class ContextResolver:
-    """Effective context of any path, from the run.yaml files found during discovery."""
+    """Effective context of any path, from the run.yaml files found during discovery and
+    the path conventions."""
 
-    def __init__(self, run_yamls: dict[str, bytes]):
+    def __init__(self, run_yamls: dict[str, bytes],
+                 conventions: PathConventions | None = None):
+        self.conventions = conventions
         # folder ("" = raw root) -> parsed context, or the error that rejects its subtree
         self._by_folder: dict[str, tuple[str, dict, dict] | ContextError] = {}
         self.errors: dict[str, str] = {}
@@ -124,6 +148,7 @@ class ContextResolver:
     def resolve(self, relpath: str) -> RunContext:
         values: dict[str, object] = {}
         tags: dict[str, object] = {}
+        sources: dict[str, str] = {}
         files: list[str] = []
         for folder in _ancestors(relpath):
             entry = self._by_folder.get(folder)
@@ -134,10 +159,19 @@ class ContextResolver:
             path, own_values, own_tags = entry
             files.append(path)
             for key, value in own_values.items():
-                values.setdefault(key, value)
+                if key not in values:
+                    values[key], sources[key] = value, path
             for key, value in own_tags.items():
                 tags.setdefault(key, value)
-        return RunContext(values, tags, tuple(files))
+        name, from_path = self.conventions.match(relpath) if self.conventions else (None, {})
+        for key, value in from_path.items():
+            if key in CONTEXT_KEYS and CONTEXT_KEYS[key] not in values:
+                try:
+                    values[CONTEXT_KEYS[key]] = context_value(key, value)
+                except ContextError as exc:
+                    raise ContextError(f"path convention {name!r}: {exc}") from None
+                sources[CONTEXT_KEYS[key]] = f"path:{name}"
+        return RunContext(values, tags, tuple(files), from_path, sources)
 
 
 def _ancestors(relpath: str) -> list[str]:

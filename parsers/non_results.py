@@ -1,11 +1,18 @@
-"""Files that sit beside results but are not results: configs, docs, reports, plots.
+"""Files that sit beside results but are not results: configs, docs, reports, plots, logs
+of other tools, summaries derived from logs we load.
 
 They are recorded as `ignored` with the reason, never loaded and never silently dropped.
+Recognisable outputs this warehouse deliberately does not read are `rejected` instead,
+with what to do about them.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from parsers.base import SourceFile
+from parsers.tf_cnn_log import lookalike_reason
 
 _MA_CONFIG_KEYS = ("profile_models", "model_repository", "run_config_search", "objectives",
                    "constraints", "perf_analyzer_flags", "export_path")
@@ -15,16 +22,64 @@ _REPORT_SUFFIXES = {".pdf": "PDF report", ".html": "HTML report", ".htm": "HTML 
                     ".png": "plot image", ".jpg": "image", ".jpeg": "image", ".svg": "image"}
 
 
+def _suffix(src: SourceFile) -> str:
+    return "." + src.name.rsplit(".", 1)[-1].lower() if "." in src.name else ""
+
+
+def _first_line(src: SourceFile) -> str:
+    return src.head(1024).lstrip("\ufeff").split("\n", 1)[0].strip()
+
+
+def _lines(src: SourceFile) -> list[str]:
+    return [ln.strip() for ln in src.head(4096).splitlines() if ln.strip()]
+
+
+_INI_LINE = re.compile(r"^(\[[^\]]+\]|[A-Za-z_][\w.]*\s*(=.*)?|[#;].*|@\w+@)$")
+_FIO_KEYS = re.compile(r"^(rw|readwrite|ioengine|bs|blocksize|iodepth|numjobs)\s*=", re.M)
+
+
+def _fio_job_file(src: SourceFile) -> bool:
+    """INI sections and key=value lines that set fio options: a job file, not output."""
+    lines = _lines(src)
+    return bool(lines) and all(_INI_LINE.match(ln) for ln in lines) \
+        and bool(_FIO_KEYS.search(src.head(4096)))
+
+
+# (test on the file, reason): content first, so a renamed file is still recognised
+_KNOWN: tuple[tuple[Callable[[SourceFile], bool], str], ...] = (
+    (lambda s: not s.data.strip(), "not a result: empty file"),
+    (_fio_job_file, "not a result: fio job file (or template): the run's output is loaded"),
+    (lambda s: bool(re.match(r"^\d+, \d+, \d+(, \d+){8,}", _first_line(s))),
+     "not a result: fio latency histogram log (write_hist_log)"),
+    (lambda s: _suffix(s) == ".res" and all(re.match(r"^[\d.,]+$", ln) for ln in _lines(s)),
+     "not a result: fio-tests harness summary, numbers derived from the .out file beside it"),
+    (lambda s: _first_line(s).startswith("name_gpu,num_gpu,"),
+     "not a result: Lambda summary table derived from the tf_cnn_benchmarks logs (rounded "
+     "totals); the logs themselves are loaded"),
+    (lambda s: bool(re.match(r"^\d{10}, [\d.]+(, \d+)+,?$", _first_line(s))),
+     "not a result: Lambda thermal trace (GPU temperatures and rate per second)"),
+    (lambda s: bool(re.match(r"^\d\d-\d\d-\d{4} [\d:]+ \[pid=\d+ tid=\d+\]", _first_line(s))),
+     "not a result: cuFile library log (libcufile), context for gdsio runs"),
+    (lambda s: _first_line(s).startswith("Label,Phase,RuntimeMS,Rank,MixType,Done%"),
+     "not a result: elbencho live statistics (--livecsv), progress samples; the phase "
+     "results are in the --csvfile/--resfile output"),
+    (lambda s: _suffix(s) in (".yaml", ".yml") and bool(re.match(r"^- \+*workload[.=]",
+                                                                 _first_line(s))),
+     "not a result: MLPerf Storage (DLIO/Hydra) run configuration overrides"),
+    (lambda s: _suffix(s) in (".yaml", ".yml") and any(k in s.head() for k in _MA_CONFIG_KEYS),
+     "not a result: Model Analyzer profile config (YAML)"),
+)
+
+
 def not_a_result(src: SourceFile) -> str | None:
     """Why this file is not a result, or None when it might be one."""
-    suffix = "." + src.name.rsplit(".", 1)[-1].lower() if "." in src.name else ""
+    suffix = _suffix(src)
     if suffix in _REPORT_SUFFIXES:
         return f"not a result: {_REPORT_SUFFIXES[suffix]}"
+    for test, reason in _KNOWN:
+        if test(src):
+            return reason
     head = src.head(4096)
-    if suffix in (".yaml", ".yml"):
-        if any(f"{key}" in head for key in _MA_CONFIG_KEYS):
-            return "not a result: Model Analyzer profile config (YAML)"
-        return None
     if suffix in _MARKUP_SUFFIXES or (suffix in _TEXT_SUFFIXES and _looks_like_prose(head)):
         return "not a result: documentation text"
     return None
@@ -47,4 +102,4 @@ def unsupported(src: SourceFile) -> str | None:
                 "across versions): export the same run with perf_analyzer -f results.csv")
     if src.data[:1] == b"\x80" and src.name.endswith(".pkl"):
         return "Python pickle: never loaded (unsafe to read)"
-    return None
+    return lookalike_reason(src)

@@ -5,13 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from parsers.base import Parser, SourceFile
+from parsers.elbencho import ElbenchoCsv, ElbenchoText
+from parsers.fio_json import FioJson
+from parsers.fio_terse import FioTerse
+from parsers.fio_text import FioText
+from parsers.gdsio import Gdsio
 from parsers.genai_perf import GenAiPerfCsv, GenAiPerfJson
+from parsers.mlperf_storage import MlperfStorageEpochs, MlperfStorageReport, MlperfStorageSummary
 from parsers.model_analyzer_checkpoint import ModelAnalyzerCheckpoint
 from parsers.model_analyzer_csv import ModelAnalyzerCsv
 from parsers.non_results import not_a_result, unsupported
 from parsers.perf_analyzer_csv import PerfAnalyzerCsv
 from parsers.reference_csv import GpusCsv, ModelsCsv
 from parsers.sizing_yaml import CapacityScenarios, SloPolicies
+from parsers.tf_cnn_benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
+from parsers.tf_cnn_lambda_metadata import TfCnnLambdaMetadata
+from parsers.tf_cnn_log import TfCnnLog
 from schemas.spec import Table
 
 PARSERS: tuple[Parser, ...] = (
@@ -24,6 +33,19 @@ PARSERS: tuple[Parser, ...] = (
     GpusCsv(),
     CapacityScenarios(),
     SloPolicies(),
+    TfCnnLog(),
+    TfCnnBenchmarkRun(),
+    TfCnnBenchmarkMetrics(),
+    TfCnnLambdaMetadata(),
+    FioJson(),  # before terse and normal: a file with all three output formats loads once
+    FioTerse(),
+    FioText(),
+    ElbenchoText(),
+    ElbenchoCsv(),
+    MlperfStorageSummary(),
+    MlperfStorageEpochs(),
+    MlperfStorageReport(),
+    Gdsio(),  # last: it scans up to 1 MiB of text for result lines
 )
 BY_FORMAT: dict[str, Parser] = {p.format: p for p in PARSERS}
 
@@ -58,6 +80,6 @@ def detect(src: SourceFile) -> Detection:
         return Detection(None, rejected_reason=reason)
     first = src.head(200).strip().split("\n", 1)[0][:80]
     return Detection(None, rejected_reason=(
-        "unrecognised format: the content matches none of "
-        f"{', '.join(p.format for p in PARSERS)} (first line: {first!r})"
+        f"unrecognised format: none of the {len(PARSERS)} known formats (README, 'Formats') "
+        f"matches this content (first line: {first!r})"
     ))

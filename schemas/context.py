@@ -36,6 +36,10 @@ FILE_CONTEXT = Table(
         text("source_file", "File path relative to the raw root.", nullable=False),
         *CONTEXT_COLUMNS,
         text("context_files", "run.yaml files that contributed, nearest first, ';'-separated."),
+        text("path_context", "Keys a path convention read from the file's path, as JSON "
+             "(model, gpus, batch_per_device, precision, ...)."),
+        text("context_sources", "Where each context column came from, as JSON of column to "
+             "the run.yaml path or 'path:<convention name>'."),
     ),
     lineage=False,
 )

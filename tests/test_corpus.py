@@ -1,5 +1,6 @@
-"""Every corpus file of the inference tools ends loaded, ignored with a reason, or rejected
-with the reason expected here. A new corpus file fails this test until it is classified."""
+"""Every corpus file ends loaded, ignored with a reason, or rejected with the reason
+expected here. A new corpus file fails this test until it is classified. (Values of each
+file are asserted by the parser tests under tests/parsers.)"""
 
 from __future__ import annotations
 
@@ -11,9 +12,13 @@ from ingest.engine import examine
 from parsers.base import SourceFile
 from tests.conftest import CORPUS
 
-FOLDERS = ("model_analyzer", "perf_analyzer", "genai_perf")
+FOLDERS = ("model_analyzer", "perf_analyzer", "genai_perf", "tf_cnn_benchmarks", "fio",
+           "gdsio", "elbencho", "mlperf_storage")
 DOC = "not a result: documentation text"
 MA_CONFIG = "not a result: Model Analyzer profile config (YAML)"
+FIO_JOB = ("ignored", "not a result: fio job file (or template): the run's output is loaded")
+LAMBDA = "tf_cnn_benchmarks/lambdal__lambda-tensorflow-benchmark/"
+MCGROF = "fio/mcgrof__fio-tests/"
 
 # Files that do not load, and why. Everything else under FOLDERS must load.
 NOT_LOADED = {
@@ -37,7 +42,59 @@ NOT_LOADED = {
     "19.08__16mb_latency_http__onnx_sbatch1_instance1.log": (
         "rejected", "perf_analyzer console output is not parsed (it is rounded and unstable "
                     "across versions): export the same run with perf_analyzer -f results.csv"),
+    **{f"{tool}/{doc}.md": ("ignored", DOC) for tool in FOLDERS[3:]
+       for doc in ("PROVENANCE", "FORMATS") if (CORPUS / tool / f"{doc}.md").is_file()},
+    f"{LAMBDA}tf-train-throughput-fp16.csv": (
+        "ignored", "not a result: Lambda summary table derived from the tf_cnn_benchmarks logs "
+                   "(rounded totals); the logs themselves are loaded"),
+    f"{LAMBDA}tf-train-throughput-fp32.csv": (
+        "ignored", "not a result: Lambda summary table derived from the tf_cnn_benchmarks logs "
+                   "(rounded totals); the logs themselves are loaded"),
+    f"{LAMBDA}logs/7742-1xA100-SXM4-40GB_TF2_3.logs/real-replicated-fp16-1gpus/resnet50-448/"
+    "thermal/1": ("ignored", "not a result: Lambda thermal trace (GPU temperatures and rate "
+                             "per second)"),
+    "fio/CyberHuey__System-Testing/fio_output.json": (
+        "rejected", "fio_json: no fio report: the file holds only fio's error messages (3 "
+                    "line(s), first: 'fio: \"C is not a directory'); the run failed before "
+                    "producing results: fix the job and run it again"),
+    **{f"fio/{job}": FIO_JOB for job in (
+        "CyberHuey__System-Testing/nvme_test_win.fio",
+        "GijsVermarien__corsair_mp510_fio_test/ssd-steadystate-4k.fio",
+        "GoogleCloudPlatform__PerfKitBenchmarker/tests/data/fio/fio.job",
+        "GoogleCloudPlatform__PerfKitBenchmarker/tests/data/fio/hist/pkb-7fb0c9d8-0_fio.job",
+        "JBernsteinIV__disk_test/configs.fio", "bensonjohnson__FIO-tests/mixed_read_write.ini",
+        "bensonjohnson__FIO-tests/random_write.ini", "bensonjohnson__FIO-tests/sequential_read.ini",
+        "brucechin__HardwareTest/fio.conf", "igluko__pve-scripts/fio.conf",
+        "louwrentius__fio-plot/benchmark_script/random-io-template.fio",
+        "mcgrof__fio-tests/templates/0001-basic-template.ini.in",
+        "vincentkfu__fio-blog/0001-steadystate/bw_slope.fio",
+        "vincentkfu__fio-blog/0003-xnvme-part-1/xnvme-compare.fio",
+        "vincentkfu__fio-blog/0013-pi-part-2/pi-sb-512.fio")},
+    "fio/GoogleCloudPlatform__PerfKitBenchmarker/tests/data/fio/hist/"
+    "pkb_fio_avg_1506559526.49_clat_hist.1.log": (
+        "ignored", "not a result: fio latency histogram log (write_hist_log)"),
+    f"{MCGROF}tests-demo-results/tests/0004-maxiobatch-jobs/0004-maxiobatch-randread/"
+    "0005-4096qd-randread/0007-bs4k-64j-4096qd-randread.ini.BAD": (
+        "ignored", "not a result: empty file"),
+    **{f"{MCGROF}tests-demo-results/tests/{res}": (
+        "ignored", "not a result: fio-tests harness summary, numbers derived from the .out "
+                   "file beside it") for res in (
+        "0004-maxiobatch-jobs/0004-maxiobatch-randread/0005-4096qd-randread/"
+        "0007-bs4k-64j-4096qd-randread.ini.res",
+        "0003-maxiobatch-single-job/0005-maxiobatch-randwrite-70-30/"
+        "0012-bs4k-1j-2048qd-randrw.ini.res")},
+    "gdsio/hongsunjang__gpudirect_storage/cufile.log": (
+        "ignored", "not a result: cuFile library log (libcufile), context for gdsio runs"),
+    "elbencho/glennklockwood__elbencho-test/results.cgpu/elbencho-scaling/2799486/"
+    "bw-direct.08threads.2799486.live.csv": (
+        "ignored", "not a result: elbencho live statistics (--livecsv), progress samples; the "
+                   "phase results are in the --csvfile/--resfile output"),
+    "mlperf_storage/mlcommons__storage_results_v1.0/Closed/DDN/results/"
+    "AI400X2T_24x14TiB_nvme_8xNDR200_18clients/unet3d-h100/runs/run1/c008/configs/"
+    "overrides.yaml": ("ignored", "not a result: MLPerf Storage (DLIO/Hydra) run "
+                                  "configuration overrides"),
 }
+INFERENCE = FOLDERS[:3]
 # Checkpoint measurements per file (one row per measurement and model), and GenAI-Perf rows
 LOADED_ROWS = {
     "model_analyzer/NguyenTranDat__test-docker/checkpoints/0.ckpt": 24,
@@ -74,7 +131,9 @@ def test_corpus_file_outcome(relpath):
         return
     assert outcome.status == "loaded", outcome.error
     assert outcome.problems == []
-    if relpath.endswith(".csv") and relpath not in LOADED_ROWS:
+    if not relpath.startswith(INFERENCE):
+        assert outcome.rows  # values: tests/parsers/test_<tool>*.py
+    elif relpath.endswith(".csv") and relpath not in LOADED_ROWS:
         expected = csv_measurements(relpath)
         main_table = max(outcome.rows.values(), key=lambda f: f.height)
         assert main_table.height == expected

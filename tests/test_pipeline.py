@@ -17,7 +17,10 @@ RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context",
        "model_analyzer_checkpoint", "model_analyzer_checkpoint_gpus",
        "model_analyzer_inference", "model_analyzer_gpu", "model_analyzer_server_only",
        "perf_analyzer", "genai_perf", "reference_models", "reference_gpus", "slo_policies",
-       "capacity_scenarios"]
+       "capacity_scenarios", "tf_cnn_runs", "tf_cnn_steps", "tf_cnn_benchmark_runs",
+       "tf_cnn_benchmark_metrics", "tf_cnn_host_metadata", "fio_jobs", "gdsio_results",
+       "elbencho_results", "mlperf_storage_results", "mlperf_storage_epochs",
+       "mlperf_storage_report_runs"]
 SIZING = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
           "capacity_plan", "capacity_plan_summary", "capacity_plan_issues"]
 

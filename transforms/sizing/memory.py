@@ -40,6 +40,7 @@ def memory_per_model(measurements: pl.DataFrame, models: pl.DataFrame) -> list[d
 def _with_parameters(point: dict, reference: dict | None) -> dict:
     model = point["model"]
     memory_gb = point["gpu_memory_mb"] / 1000.0
+    source: str | None
     if reference:
         params, source = reference["parameters_billions"], "models.csv"
         precision = reference["precision"]

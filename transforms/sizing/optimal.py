@@ -70,10 +70,10 @@ def optimum(sweep: pl.DataFrame, slo: Slo, knee_fraction: float) -> Optimum:
                            f"the sweep has no {slo.percentile} latency to check the SLO against")
         eligible = eligible.filter(pl.col(slo.column) <= slo.max_latency_ms)
     if eligible.is_empty():
-        best = sweep[slo.column].min() if slo.column else None
+        lowest = float(sweep[slo.column].min())  # type: ignore[arg-type, index]
         return Optimum(None, None, None, 0, _rule(slo, knee_fraction),
                        f"no measured level meets {slo.describe()} (lowest measured: "
-                       f"{best:g} ms)")
+                       f"{lowest:g} ms)")
     peak = float(eligible["throughput_per_s"].max())  # type: ignore[arg-type]
     knee = eligible.filter(pl.col("throughput_per_s") >= knee_fraction * peak)
     point = knee.sort("concurrency").row(0, named=True)

@@ -1,0 +1,269 @@
+"""MLPerf Storage / DLIO outputs: summary.json (one training run), per_epoch_stats.json
+(epoch timings) and mlperf_storage_report.json (the submission's list of runs).
+
+DLIO's "MB" is MiB (samples/s x record size / 1024 / 1024 in its statscounter), converted
+once here. The Hydra overrides.yaml beside them is configuration, not a result.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import statistics
+
+from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, number
+from schemas.mlperf_storage import (
+    MLPERF_STORAGE_EPOCHS,
+    MLPERF_STORAGE_REPORT_RUNS,
+    MLPERF_STORAGE_RESULTS,
+)
+
+MIB = 1 << 20
+_MODELS = ("unet3d", "resnet50", "cosmoflow")  # DLIO training workloads of MLPerf Storage
+_WORKLOAD_DIR = re.compile(rf"^(?P<model>{'|'.join(_MODELS)})[-_](?P<acc>[a-z]+\d+\w*)$",
+                           re.IGNORECASE)
+_RUN_KEY = re.compile(r"^result_(?P<model>[a-z0-9]+)_(?P<clients>\d+)_(?P<per>\d+)accperclient_"
+                      r"(?P<acc>[a-z0-9]+)_iter(?P<iter>\d+)_\d+$", re.IGNORECASE)
+_EPOCHS_HEAD = re.compile(r'^\{\s*"\d+"\s*:\s*\{\s*"start"')
+_EXPECTATION = {"success": True, "fail": False}
+
+
+def _load(src: SourceFile) -> dict:
+    try:
+        doc = json.loads(src.text())
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    if not isinstance(doc, dict):
+        raise FormatError("expected a JSON object at the top level")
+    return doc
+
+
+def _head(src: SourceFile) -> str:
+    return src.head(16384).lstrip()
+
+
+class MlperfStorageSummary:
+    format = "mlperf_storage_summary"
+    version = 1
+    tables = (MLPERF_STORAGE_RESULTS,)
+
+    def sniff(self, src: SourceFile) -> bool:
+        head = _head(src)
+        return head.startswith("{") and '"metric"' in head and '"overall"' not in head and (
+            '"num_accelerators"' in head or '"train_au_percentage"' in head)
+
+    def parse(self, src: SourceFile) -> Parsed:
+        doc = _load(src)
+        metric = doc.get("metric")
+        if not isinstance(metric, dict) or not any(k.startswith("train_au") for k in metric):
+            raise FormatError("DLIO summary has no training metrics (metric.train_au_*): a "
+                              "checkpointing or data-generation run is not a training result")
+        model, accelerator = _workload_from_path(src.relpath)
+        status = metric.get("train_au_meet_expectation")
+        row: dict[str, object] = {
+            "model": model, "accelerator": accelerator,
+            "model_source": "path" if model else None,
+            "num_accelerators": _count(doc, "num_accelerators"),
+            "num_hosts": _count(doc, "num_hosts"),
+            "hostname": doc.get("hostname") if isinstance(doc.get("hostname"), str) else None,
+            "started_at": _text(doc, "start"), "ended_at": _text(doc, "end"),
+            "runtime_s": _runtime(doc.get("start"), doc.get("end")),
+            "epochs": _count(doc, "epochs"),
+            **_stats(metric, "train_au", "train_au_percentage", "pct", "percentage"),
+            **_stats(metric, "train_samples", "train_throughput_samples_per_second", "per_s",
+                     "samples_per_second", prefix="train_throughput"),
+            "au_meets_expectation": _EXPECTATION.get(status) if isinstance(status, str) else None,
+            "status": status if isinstance(status, str) else None,
+            "train_io_bytes_per_s": _mib(metric, "train_io_mean_MB_per_second"),
+            "train_io_stdev_bytes_per_s": _mib(metric, "train_io_stdev_MB_per_second"),
+            "num_files_train": _count(doc, "num_files_train"),
+            "num_files_eval": _count(doc, "num_files_eval"),
+            "num_samples_per_file": _count(doc, "num_samples_per_file"),
+        }
+        if row["epochs"] is None:
+            au = metric.get("train_au_percentage")
+            row["epochs"] = len(au) if isinstance(au, list) else None
+        return Parsed({MLPERF_STORAGE_RESULTS.key: frame([row], MLPERF_STORAGE_RESULTS)})
+
+
+class MlperfStorageEpochs:
+    format = "mlperf_storage_epochs"
+    version = 1
+    tables = (MLPERF_STORAGE_EPOCHS,)
+
+    def sniff(self, src: SourceFile) -> bool:
+        return bool(_EPOCHS_HEAD.match(_head(src)))
+
+    def parse(self, src: SourceFile) -> Parsed:
+        doc = _load(src)
+        rows, problems = [], []
+        for key, epoch in doc.items():
+            try:
+                rows.append(_epoch_row(key, epoch))
+            except ValueError as exc:
+                problems.append(RowProblem(f"$.{key}", str(exc), MLPERF_STORAGE_EPOCHS.key,
+                                           json.dumps(epoch)[:500]))
+        if not rows:
+            raise FormatError("per_epoch_stats.json holds no usable epoch "
+                              f"({problems[0].reason if problems else 'empty object'})")
+        return Parsed({MLPERF_STORAGE_EPOCHS.key: frame(rows, MLPERF_STORAGE_EPOCHS)}, problems)
+
+
+class MlperfStorageReport:
+    format = "mlperf_storage_report"
+    version = 1
+    tables = (MLPERF_STORAGE_REPORT_RUNS,)
+
+    def sniff(self, src: SourceFile) -> bool:
+        head = _head(src)
+        return head.startswith("{") and '"overall"' in head and '"train_throughput_' in head
+
+    def parse(self, src: SourceFile) -> Parsed:
+        doc = _load(src)
+        overall, runs = doc.get("overall"), doc.get("runs")
+        if not isinstance(overall, dict) or not isinstance(runs, dict) or not runs:
+            raise FormatError("report lacks an 'overall' object and a non-empty 'runs' map")
+        rows, problems = [], []
+        for key, run in runs.items():
+            try:
+                rows.append({**_report_run(key, run),
+                             "num_benchmark_runs": _count(overall, "num_benchmark_runs")})
+            except ValueError as exc:
+                problems.append(RowProblem(f"$.runs.{key}", str(exc),
+                                           MLPERF_STORAGE_REPORT_RUNS.key, json.dumps(run)))
+        return Parsed({MLPERF_STORAGE_REPORT_RUNS.key: frame(rows, MLPERF_STORAGE_REPORT_RUNS)},
+                      problems)
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+
+def _workload_from_path(relpath: str) -> tuple[str | None, str | None]:
+    """The summary does not name its workload; submissions keep it in '<model>-<acc>/'."""
+    for part in reversed(relpath.split("/")[:-1]):
+        if match := _WORKLOAD_DIR.match(part):
+            return match["model"].lower(), match["acc"].lower()
+    return None, None
+
+
+def _stats(metric: dict, stem: str, per_epoch: str, suffix: str, unit: str,
+           prefix: str | None = None) -> dict[str, float | None]:
+    """DLIO's mean and stdev as written; min and max from the per-epoch list."""
+    prefix = prefix or stem
+    values = metric.get(per_epoch)
+    if values is not None and not (isinstance(values, list) and all(map(_is_number, values))):
+        raise FormatError(f"metric.{per_epoch} is not a list of numbers")
+    mean = _number(metric, f"{prefix}_mean_{unit}")
+    if mean is None and values:
+        mean = statistics.fmean(values)
+    return {
+        f"{stem}_{suffix}": mean,
+        f"{stem}_stdev_{suffix}": _number(metric, f"{prefix}_stdev_{unit}"),
+        f"{stem}_min_{suffix}": min(values) if values else None,
+        f"{stem}_max_{suffix}": max(values) if values else None,
+    }
+
+
+def _epoch_row(key: str, epoch: object) -> dict[str, object]:
+    if not key.isdigit() or not isinstance(epoch, dict):
+        raise ValueError(f"epoch {key!r} is not a numbered object")
+    blocks = _phases(epoch, "block")
+    ckpts = _phases(epoch, "ckpt")
+    return {
+        "epoch": int(key),
+        "started_at": _text(epoch, "start"), "ended_at": _text(epoch, "end"),
+        "duration_s": _seconds(epoch.get("duration")),
+        "blocks": len(blocks), "block_duration_s": sum(blocks) if blocks else None,
+        "checkpoints": len(ckpts), "checkpoint_duration_s": sum(ckpts) if ckpts else None,
+    }
+
+
+def _phases(epoch: dict, kind: str) -> list[float]:
+    durations = []
+    for name, phase in epoch.items():
+        if re.fullmatch(rf"{kind}\d+", name) and isinstance(phase, dict):
+            value = _seconds(phase.get("duration"))
+            if value is None:
+                raise ValueError(f"{name} has no duration")
+            durations.append(value)
+    return durations
+
+
+def _report_run(key: str, run: object) -> dict[str, object]:
+    if not isinstance(run, dict):
+        raise ValueError("run entry is not an object")
+    match = _RUN_KEY.match(key)
+    samples = _float(run.get("train_throughput_samples_per_second"))
+    mib = _float(run.get("train_throughput_MB_per_second"))
+    if samples is None or mib is None:
+        raise ValueError("run lacks numeric train_throughput_samples_per_second and "
+                         "train_throughput_MB_per_second")
+    return {
+        "run_key": key,
+        "iteration": int(match["iter"]) if match else None,
+        "clients": int(match["clients"]) if match else None,
+        "accelerators_per_client": int(match["per"]) if match else None,
+        "model": _text(run, "model"), "accelerator": _text(run, "accelerator"),
+        "num_accelerators": _count(run, "train_num_accelerators"),
+        "train_samples_per_s": samples,
+        "train_io_bytes_per_s": mib * MIB,
+        "num_files_train": _count(run, "num_files_train"),
+        "num_samples_per_file": _count(run, "num_samples_per_file"),
+    }
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _float(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else None
+
+
+def _number(doc: dict, key: str) -> float | None:
+    value = doc.get(key)
+    if value is None:
+        return None
+    if (result := _float(value)) is None:
+        raise FormatError(f"{key}: expected a number, got {value!r}")
+    return result
+
+
+def _count(doc: dict, key: str) -> int | None:
+    """Whole numbers; the report writes accelerator counts as strings ("36")."""
+    value = doc.get(key)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    number_ = _number(doc, key)
+    if number_ is not None and not number_.is_integer():
+        raise FormatError(f"{key}: expected a whole number, got {value!r}")
+    return None if number_ is None else int(number_)
+
+
+def _mib(doc: dict, key: str) -> float | None:
+    value = _number(doc, key)
+    return None if value is None else value * MIB
+
+
+def _text(doc: dict, key: str) -> str | None:
+    value = doc.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _seconds(value: object) -> float | None:
+    """Durations are strings of seconds ("179.75") in DLIO 1.x, numbers elsewhere."""
+    if (result := _float(value)) is not None:
+        return result
+    if isinstance(value, str):
+        return number(value)
+    return None
+
+
+def _runtime(start: object, end: object) -> float | None:
+    if not isinstance(start, str) or not isinstance(end, str):
+        return None
+    try:
+        return (dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)).total_seconds()
+    except ValueError:
+        return None

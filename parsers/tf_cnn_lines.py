@@ -1,0 +1,192 @@
+"""The line shapes of a tf_cnn_benchmarks log (FORMATS.md sections 1-5).
+
+A log is stdout and stderr interleaved in no reliable order, so nothing here assumes that
+consecutive lines belong together: every line is cleaned of wrapper artefacts and then either
+matches one known shape (an `Event`) or is noise that only feeds the stderr look-ups.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+HEADER_KEYS = (
+    "TensorFlow", "Model", "Dataset", "Mode", "SingleSess", "Batch size", "Num batches",
+    "Num epochs", "Devices", "NUMA bind", "Data format", "Layout optimizer", "RewriterConfig",
+    "Optimizer", "Variables", "AllReduce", "Use NCCL", "Sync", "Staged vars", "Horovod on",
+    "Data type",
+)
+_KEYS = "|".join(re.escape(k) for k in HEADER_KEYS)
+_HEADER = re.compile(rf"^(?P<key>{_KEYS}):\s+(?P<value>\S.*?)\s*$")
+# Untagged mpirun ranks can glue header lines together: "Num batches: 100Num batches: 100".
+_GLUED = re.compile(rf"(?<=\S)(?=(?:{_KEYS}):\s)")
+_PER_DEVICE = re.compile(r"^(?P<n>\d+(?:\.\d+)?) per device$")
+_BATCH_GROUP = re.compile(r"^(?P<n>\d+) batches per prepocessing group$")  # sic
+_SEPARATOR = "=========="
+_STEP_HEADER = re.compile(r"^Step\tImg/sec\t(?P<loss>[^\t]+?)(?:\ttop_1_accuracy\t"
+                          r"top_5_accuracy)?\s*$")
+_STEP = re.compile(r"^(?P<step>\d+)\timages/sec: (?P<mean>\S+) \+/- (?P<unc>\S+) "
+                   r"\(jitter = (?P<jit>\S+)\)(?P<rest>.*)$")
+_STEP_LIKE = re.compile(r"^\d+\s+images/sec:")
+_EVAL_STEP = re.compile(r"^(?P<step>\d+)\t(?P<rate>\S+) examples/sec\s*$")
+_TOTAL = re.compile(r"^total images/sec: (?P<rate>\S+)\s*$")
+_ACCURACY = re.compile(r"^(?:Accuracy|Precision) @ 1 = (?P<top1>\S+) (?:Accuracy|recall) @ 5 = "
+                       r"(?P<top5>\S+) \[(?P<n>\d+) examples\]")
+_PS_TASK = re.compile(r"^Running parameter server (?P<n>\d+)\s*$")
+_WORKER = re.compile(r"^Starting worker (?P<n>\d+)\s*$")
+PROGRESS = {
+    "Generating model": "setup", "Generating training model": "setup",
+    "Generating evaluation model": "setup", "Initializing graph": "setup",
+    "Running warm up": "warmup", "Done warm up": "warmed_up",
+    "Waiting for other replicas to finish warm up": "warmup",
+    "Done with training": "done_training", "Resuming training": "setup",
+}
+_PROGRESS_PREFIXES = {"Running evaluation at global_step": "setup",
+                      "Running final evaluation at global_step": "setup"}
+
+# Wrapper artefacts (FORMATS.md section 5)
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])")
+_RANK_TAG = re.compile(r"^\[(?P<job>\d+),(?P<rank>\d+)\]<(?:stdout|stderr)>:")
+_KUBEFLOW = re.compile(r"^INFO\|[^|]*\|[^|]*\|\d+\|\s?")
+_EPOCH = re.compile(r"^\d{9,11}$")  # unix seconds the Lambda wrapper appends
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int  # 1-based line of the file
+    text: str  # cleaned: no ANSI codes, NULs, rank tag, launcher prefix, indentation
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # header, per_device, batch_group, separator, step_header, step, eval_step,
+    #            total, accuracy, progress, ps_task, worker, garbled_step
+    line: int
+    data: dict = field(default_factory=dict)
+
+
+def split_streams(text: str) -> dict[int | None, list[Line]]:
+    """Cleaned lines per mpirun rank; one untagged stream (key None) when nothing is tagged.
+
+    Untagged lines of a tagged file (launcher chatter) go into every rank's stream: they can
+    only hold stderr context, never benchmark output."""
+    raw = text.split("\n")
+    if raw and raw[-1] == "":  # the newline ending the last line does not start another
+        raw.pop()
+    tagged = any(_RANK_TAG.match(_ANSI.sub("", r.replace("\x00", ""))) for r in raw)
+    streams: dict[int | None, list[Line]] = {}
+    shared: list[Line] = []
+    for number, line in enumerate(raw, 1):
+        line = _ANSI.sub("", line.replace("\x00", "")).rstrip("\r").rsplit("\r", 1)[-1]
+        match = _RANK_TAG.match(line) if tagged else None
+        rank = int(match["rank"]) if match else None
+        if match:
+            line = line[match.end():]
+        cleaned = [Line(number, part) for part in _clean(line)]
+        if tagged and rank is None:
+            shared += cleaned
+            for lines in streams.values():
+                lines += cleaned
+            continue
+        streams.setdefault(rank, list(shared) if tagged else []).extend(cleaned)
+    return streams or {None: []}
+
+
+def _clean(line: str) -> list[str]:
+    line = _KUBEFLOW.sub("", line).strip()
+    if _HEADER.match(line) and _GLUED.search(line):
+        return [part.strip() for part in _GLUED.split(line)]
+    return [line]
+
+
+def classify(line: Line) -> Event | None:
+    """The benchmark line shape this is, or None for noise (stderr, wrapper chatter)."""
+    text = line.text
+    if not text:
+        return None
+    if match := _HEADER.match(text):
+        return Event("header", line.number, {"key": match["key"], "value": match["value"]})
+    if text == _SEPARATOR:
+        return Event("separator", line.number)
+    for pattern, kind in ((_PER_DEVICE, "per_device"), (_BATCH_GROUP, "batch_group"),
+                          (_PS_TASK, "ps_task"), (_WORKER, "worker")):
+        if match := pattern.match(text):
+            return Event(kind, line.number, {"n": match["n"]})
+    if text[0].isdigit():
+        return _numbered(line)
+    return _worded(line)
+
+
+def _numbered(line: Line) -> Event | None:
+    if match := _STEP.match(line.text):
+        try:
+            return Event("step", line.number, _step_values(match))
+        except ValueError as exc:
+            return Event("garbled_step", line.number, {"reason": str(exc), "text": line.text})
+    if match := _EVAL_STEP.match(line.text):
+        return Event("eval_step", line.number, {"step": int(match["step"]),
+                                                "rate": _float(match["rate"], "rate")})
+    if _STEP_LIKE.match(line.text):
+        return Event("garbled_step", line.number, {
+            "reason": "step line does not match '<step>\\timages/sec: <mean> +/- <unc> "
+                      "(jitter = <jit>)\\t<loss>' (ranks' output merged?)",
+            "text": line.text})
+    return None
+
+
+def _worded(line: Line) -> Event | None:
+    text = line.text
+    if match := _TOTAL.match(text):
+        try:
+            return Event("total", line.number, {"rate": _float(match["rate"], "total")})
+        except ValueError:
+            return None
+    if match := _ACCURACY.match(text):
+        return Event("accuracy", line.number, {"top1": float(match["top1"]),
+                                               "top5": float(match["top5"]),
+                                               "n": int(match["n"])})
+    if match := _STEP_HEADER.match(text):
+        return Event("step_header", line.number, {"loss_name": match["loss"]})
+    if text in PROGRESS:
+        return Event("progress", line.number, {"stage": PROGRESS[text], "text": text})
+    for prefix, stage in _PROGRESS_PREFIXES.items():
+        if text.startswith(prefix):
+            return Event("progress", line.number, {"stage": stage, "text": text})
+    return None
+
+
+def _step_values(match: re.Match[str]) -> dict[str, object]:
+    """A step line's numbers; the Lambda wrapper's ' <epoch>' after the last column is split
+    off. ValueError when the trailing columns are not loss [top1 top5]."""
+    values: dict[str, object] = {
+        "step": int(match["step"]),
+        "mean": _float(match["mean"], "images/sec"),
+        "unc": _float(match["unc"], "+/-"),
+        "jitter": _float(match["jit"], "jitter"),
+        "epoch": None,
+    }
+    rest = match["rest"].rstrip()
+    columns = rest.split("\t")[1:] if rest.startswith("\t") else []
+    if columns and " " in columns[-1].strip():
+        last, epoch = columns[-1].strip().rsplit(" ", 1)
+        if _EPOCH.match(epoch):
+            columns[-1], values["epoch"] = last, int(epoch)
+    if len(columns) not in (1, 3):
+        raise ValueError(f"expected loss [top1 top5] after the rate, found {rest.strip()!r}")
+    numbers = [_float(c.strip(), "loss/accuracy") for c in columns]
+    values["loss"] = numbers[0]
+    values["top1"], values["top5"] = (numbers[1], numbers[2]) if len(numbers) == 3 else (
+        None, None)
+    return values
+
+
+def _float(text: str, what: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{what} {text!r} is not a number") from None
+
+
+def finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
