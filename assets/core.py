@@ -2,9 +2,10 @@
 
 import dagster as dg
 
-from assets.metadata import markdown, table_metadata
+from assets.metadata import table_metadata
 from assets.raw import RAW_KEYS
 from assets.resources import SizingRules, Warehouse
+from assets.row_checks import rows_check
 from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.genai_perf import GENAI_PERF
@@ -28,7 +29,6 @@ CHECK_LITTLES_LAW = "littles_law"
 _INPUTS = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOINT,
            MODEL_ANALYZER_CHECKPOINT_GPUS, PERF_ANALYZER, GENAI_PERF, FILE_CONTEXT,
            REFERENCE_GPUS, INGESTED_FILES)
-FAILING_ROWS_SHOWN = 20
 
 
 @dg.asset(
@@ -46,21 +46,6 @@ def inference_measurements(context: dg.AssetExecutionContext, warehouse: Warehou
     return dg.MaterializeResult(metadata=metadata)
 
 
-def _rows_check(warehouse: Warehouse, sql: str, what: str,
-                severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR,
-                params: list | None = None) -> dg.AssetCheckResult:
-    """Pass when `sql` returns no row; otherwise show the offending rows."""
-    with warehouse.reader() as store:
-        failing = store.query(sql, params)
-    return dg.AssetCheckResult(
-        passed=failing.is_empty(),
-        severity=severity,
-        metadata={"failing_rows": dg.MetadataValue.int(failing.height),
-                  "what": dg.MetadataValue.text(what),
-                  "sample": dg.MetadataValue.md(markdown(failing.head(FAILING_ROWS_SHOWN)))},
-    )
-
-
 _WHERE = f"FROM {INFERENCE_MEASUREMENTS.qualified}"
 _IDENTITY = "source_file, source_line, model, config_variant, batch_size, concurrency"
 
@@ -68,7 +53,7 @@ _IDENTITY = "source_file, source_line, model, config_variant, batch_size, concur
 @dg.asset_check(asset=INFERENCE_KEY, name=CHECK_THROUGHPUT_POSITIVE, blocking=False,
                 description="Every measurement completed some work: throughput_per_s > 0.")
 def throughput_positive(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _rows_check(
+    return rows_check(
         warehouse,
         f"SELECT {_IDENTITY}, throughput_per_s {_WHERE} "
         "WHERE throughput_per_s IS NULL OR throughput_per_s <= 0",
@@ -80,7 +65,7 @@ def throughput_positive(warehouse: Warehouse) -> dg.AssetCheckResult:
                 description="Latency percentiles rise: p50 <= p90 <= p95 <= p99 where present. "
                             "A violation points at a mislabelled column or a broken export.")
 def latency_percentiles_ordered(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _rows_check(
+    return rows_check(
         warehouse,
         f"SELECT {_IDENTITY}, latency_p50_ms, latency_p90_ms, latency_p95_ms, latency_p99_ms "
         f"{_WHERE} WHERE latency_p50_ms > latency_p90_ms OR latency_p90_ms > latency_p95_ms "
@@ -94,7 +79,7 @@ def latency_percentiles_ordered(warehouse: Warehouse) -> dg.AssetCheckResult:
                 description="Every measurement names a model (from the file, its folder name, "
                             "or run.yaml tags.model); unnamed ones cannot feed sizing.")
 def every_measurement_names_its_model(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _rows_check(
+    return rows_check(
         warehouse, f"SELECT DISTINCT tool, source_file {_WHERE} WHERE model IS NULL",
         "files whose measurements have no model: set `model:` in a run.yaml",
         dg.AssetCheckSeverity.WARN,
@@ -105,7 +90,7 @@ def every_measurement_names_its_model(warehouse: Warehouse) -> dg.AssetCheckResu
                 description="Every file under the raw root loaded or was recognised as not a "
                             "result; rejected files and held-back rows are listed with reasons.")
 def no_rejected_files(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _rows_check(
+    return rows_check(
         warehouse,
         f"SELECT q.source_file, q.location, q.reason FROM {QUARANTINE.qualified} q "
         "ORDER BY q.source_file, q.location",
@@ -120,7 +105,7 @@ def no_rejected_files(warehouse: Warehouse) -> dg.AssetCheckResult:
                             "absent). Points off by more than the tolerance are listed with "
                             "the ratio: they reveal client-side limits or a mislabelled load.")
 def littles_law(warehouse: Warehouse, rules: SizingRules) -> dg.AssetCheckResult:
-    return _rows_check(
+    return rows_check(
         warehouse,
         "SELECT * FROM (SELECT source_file, source_line, model, config_variant, batch_size, "
         "concurrency, throughput_per_s, coalesce(latency_avg_ms, latency_p50_ms) AS latency_ms, "

@@ -5,6 +5,8 @@ what the numbers must mean. Each check shows, per expectation, whether it held a
 offending rows.
 """
 
+import functools
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -116,18 +118,18 @@ def run_suite(name: str, table: pl.DataFrame, expectations: list, gx: Any
     """Validate a frame with GX; the check passes when every expectation holds."""
     if table.is_empty():
         return dg.AssetCheckResult(passed=True, metadata={"rows": 0})
-    from great_expectations.data_context.types.base import ProgressBarsConfig
-
-    context = gx.get_context(mode="ephemeral")
-    context.variables.progress_bars = ProgressBarsConfig(globally=False,
-                                                         metric_calculations=False)
-    batch = (context.data_sources.add_pandas("warehouse").add_dataframe_asset(name)
+    context = _context(gx)
+    source = f"{name}-{uuid.uuid4().hex[:8]}"
+    batch = (context.data_sources.add_pandas(source).add_dataframe_asset(name)
              .add_batch_definition_whole_dataframe("all")
              .get_batch(batch_parameters={"dataframe": table.to_pandas()}))
     suite = gx.ExpectationSuite(name)
     for expectation in expectations:
         suite.add_expectation(expectation)
-    result = batch.validate(suite, result_format={"result_format": "COMPLETE"})
+    try:
+        result = batch.validate(suite, result_format={"result_format": "COMPLETE"})
+    finally:
+        context.data_sources.delete(source)
     metadata: dict[str, Any] = {"rows": table.height}
     for outcome in result.results:
         label = outcome.expectation_config.description or outcome.expectation_config.type
@@ -136,6 +138,17 @@ def run_suite(name: str, table: pl.DataFrame, expectations: list, gx: Any
             "passed" if outcome.success else
             f"**failed** ({len(bad)} rows)\n\n" + markdown(table[bad[:ROWS_SHOWN]]))
     return dg.AssetCheckResult(passed=bool(result.success), metadata=metadata)
+
+
+@functools.cache
+def _context(gx: Any) -> Any:
+    """One ephemeral GX context per process: each one creates a temporary docs folder."""
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    context = gx.get_context(mode="ephemeral")
+    context.variables.progress_bars = ProgressBarsConfig(globally=False,
+                                                         metric_calculations=False)
+    return context
 
 
 Suite = Callable[[Store, Any], tuple[pl.DataFrame, list]]

@@ -18,6 +18,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from samples.storage import storage_files
+from samples.training import training_files
+
 CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64)
 PERCENTILE_SPREAD = {"p50": 0.96, "p90": 1.12, "p95": 1.2, "p99": 1.38}
 GPU_UUID = "GPU-5a1e0c3d-7b2f-4e8a-9c61-0d4f2b8e7a10"
@@ -245,9 +248,14 @@ demands:
 """
 
 
+def all_files() -> dict[str, str]:
+    """The whole sample raw root: inference, training and storage."""
+    return {**sample_files(), **training_files(), **storage_files()}
+
+
 def write(root: Path, files: dict[str, str] | None = None) -> list[Path]:
     written = []
-    for relpath, text in (files or sample_files()).items():
+    for relpath, text in (files or all_files()).items():
         path = root / relpath
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "w", newline="") as handle:  # keep the CRLF GenAI-Perf writes

@@ -50,7 +50,7 @@ def test_first_run_loads_every_sample_file(store, raw):
     report = run(store, raw)
     counts = report.counts()
     assert counts["rejected"] == 0 and counts["ignored"] == 0
-    assert counts["loaded"] == len(generate.sample_files())
+    assert counts["loaded"] == len(generate.all_files())
     # 3 models x 2 variants x 7 levels + 1 x 2 x 7 (vm) + 7 perf_analyzer + 4 GenAI-Perf
     assert store.con.execute("SELECT count(*) FROM core.inference_measurements").fetchone() == (67,)
     row = store.con.execute(
@@ -68,7 +68,7 @@ def test_second_run_changes_nothing(store, raw):
     run(store, raw, "r1")
     before = snapshot(store)
     report = run(store, raw, "r2")
-    assert dict(report.counts()) == {"unchanged": len(generate.sample_files())}
+    assert dict(report.counts()) == {"unchanged": len(generate.all_files())}
     assert snapshot(store) == before
     assert set(statuses(store).values()) == {"unchanged"}
 
@@ -103,7 +103,7 @@ def test_bad_file_is_quarantined_and_the_rest_loads(store, raw):
     bad.write_text("Model,Batch,Concurrency,Model Config Path,Throughput (infer/sec)\n")
     report = run(store, raw)
     assert report.counts()["rejected"] == 1
-    assert report.counts()["loaded"] == len(generate.sample_files())
+    assert report.counts()["loaded"] == len(generate.all_files())
     reason = store.con.execute(
         "SELECT location, reason FROM raw.quarantine WHERE source_file = ?",
         ["inference/h100-bm-01/model_analyzer/results/broken.csv"]).fetchall()

@@ -22,18 +22,22 @@ RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context",
        "elbencho_results", "mlperf_storage_results", "mlperf_storage_epochs",
        "mlperf_storage_report_runs"]
 SIZING = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
-          "capacity_plan", "capacity_plan_summary", "capacity_plan_issues"]
+          "capacity_plan", "capacity_plan_summary", "capacity_plan_issues", "training_scaling",
+          "virtualization_overhead"]
+CORE = ["inference_measurements", "training_runs"]
+GX_CHECKED = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
+              "capacity_plan", "capacity_plan_summary"]
 
 
 def test_asset_graph_snapshot():
     """Every change to lineage shows up here as a reviewable diff."""
     graph = defs.resolve_asset_graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
-    assert keys == ({f"raw/{n}" for n in RAW} | {"core/inference_measurements"}
+    assert keys == ({f"raw/{n}" for n in RAW} | {f"core/{n}" for n in CORE}
                     | {f"sizing/{n}" for n in SIZING})
     groups = {k.to_user_string(): graph.get(k).group_name for k in graph.get_all_asset_keys()}
     assert {g for k, g in groups.items() if k.startswith("raw/")} == {"raw"}
-    assert groups["core/inference_measurements"] == "core"
+    assert {groups[f"core/{n}"] for n in CORE} == {"core"}
     assert {groups[f"sizing/{n}"] for n in SIZING} == {"sizing"}
     core_deps = {k.to_user_string()
                  for k in graph.get(dg.AssetKey(["core", "inference_measurements"])).parent_keys}
@@ -54,8 +58,13 @@ def test_asset_graph_snapshot():
         ("core/inference_measurements", "every_measurement_names_its_model"),
         ("core/inference_measurements", "littles_law"),
         ("raw/ingested_files", "no_rejected_files"),
-        *{(f"sizing/{n}", "business_rules") for n in SIZING if n != "capacity_plan_issues"},
+        ("core/training_runs", "failed_runs_explained"),
+        ("core/training_runs", "no_thermal_drift"),
+        ("sizing/training_scaling", "scaling_efficiency_plausible"),
+        *{(f"sizing/{n}", "business_rules") for n in GX_CHECKED},
     }
+    training_deps = graph.get(dg.AssetKey(["sizing", "training_scaling"])).parent_keys
+    assert {k.to_user_string() for k in training_deps} == {"core/training_runs"}
     for key in graph.get_all_asset_keys():
         assert graph.get(key).description, f"{key} has no description"
 
@@ -92,7 +101,10 @@ def test_job_materializes_every_asset_and_checks_pass(paths):
         f"{core}:throughput_positive": True, f"{core}:latency_percentiles_ordered": True,
         f"{core}:every_measurement_names_its_model": True, f"{core}:littles_law": True,
         "raw/ingested_files:no_rejected_files": True,
-        **{f"sizing/{n}:business_rules": True for n in SIZING if n != "capacity_plan_issues"},
+        "core/training_runs:failed_runs_explained": True,
+        "core/training_runs:no_thermal_drift": True,
+        "sizing/training_scaling:scaling_efficiency_plausible": True,
+        **{f"sizing/{n}:business_rules": True for n in GX_CHECKED},
     }
     core_event = next(m.materialization for m in result.get_asset_materialization_events()
                 if m.materialization.asset_key.to_user_string() == "core/inference_measurements")

@@ -17,7 +17,7 @@ from schemas.sizing import (
     INFERENCE_OPTIMAL_CONCURRENCY,
 )
 from schemas.spec import Table
-from transforms.inference import sql
+from transforms.derived import sql
 from transforms.sizing.memory import memory_per_model, memory_rule
 from transforms.sizing.optimal import NO_LIMIT, Slo, optimal_table
 from transforms.sizing.planner import Demand, Plan, Scenario, plan

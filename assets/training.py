@@ -1,0 +1,86 @@
+"""Training throughput: core.training_runs, scaling and VM overhead, and their checks."""
+
+import dagster as dg
+
+from assets.metadata import table_metadata
+from assets.raw import RAW_KEYS
+from assets.resources import Warehouse
+from assets.row_checks import rows_check
+from assets.sizing import key
+from schemas.context import FILE_CONTEXT
+from schemas.tf_cnn import (
+    TF_CNN_BENCHMARK_METRICS,
+    TF_CNN_BENCHMARK_RUNS,
+    TF_CNN_RUNS,
+    TF_CNN_STEPS,
+)
+from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
+from transforms.training import build_training_runs, build_training_sizing
+
+CHECK_FAILURES_EXPLAINED = "failed_runs_explained"
+CHECK_THERMAL_DRIFT = "no_thermal_drift"
+CHECK_PLAUSIBLE_EFFICIENCY = "scaling_efficiency_plausible"
+MAX_DRIFT_PCT = 10.0
+MAX_EFFICIENCY = 1.05
+
+_INPUTS = (TF_CNN_RUNS, TF_CNN_STEPS, TF_CNN_BENCHMARK_RUNS, TF_CNN_BENCHMARK_METRICS,
+           FILE_CONTEXT)
+
+
+@dg.asset(key=key(TRAINING_RUNS), group_name="core", kinds={"duckdb"},
+          deps=[RAW_KEYS[t.key] for t in _INPUTS], description=TRAINING_RUNS.description)
+def training_runs(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    with warehouse.writer() as store:
+        held_back = build_training_runs(store, context.run_id)
+        metadata = table_metadata(store, TRAINING_RUNS)
+    metadata["rows_quarantined"] = dg.MetadataValue.int(held_back)
+    return dg.MaterializeResult(metadata=metadata)
+
+
+@dg.multi_asset(
+    name="training_sizing_tables",
+    specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"},
+                        deps=[key(TRAINING_RUNS)], description=t.description)
+           for t in (TRAINING_SCALING, VIRTUALIZATION_OVERHEAD)],
+)
+def training_sizing_tables(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    with warehouse.writer() as store:
+        build_training_sizing(store, context.run_id)
+        for table in (TRAINING_SCALING, VIRTUALIZATION_OVERHEAD):
+            yield dg.MaterializeResult(asset_key=key(table),
+                                       metadata=table_metadata(store, table))
+
+
+@dg.asset_check(asset=key(TRAINING_RUNS), name=CHECK_FAILURES_EXPLAINED,
+                description="Every run that did not finish says why (error_class).")
+def failed_runs_explained(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return rows_check(
+        warehouse,
+        f"SELECT source_file, run_index, status FROM {TRAINING_RUNS.qualified} "
+        "WHERE status <> 'ok' AND error_class IS NULL",
+        "runs that are not ok and carry no error_class")
+
+
+@dg.asset_check(asset=key(TRAINING_RUNS), name=CHECK_THERMAL_DRIFT,
+                description=f"The step rate of a run stays within {MAX_DRIFT_PCT:g} % from its "
+                            "first to its last measured interval; a sustained drop points at "
+                            "thermal throttling (or a noisy neighbour).")
+def no_thermal_drift(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return rows_check(
+        warehouse,
+        f"SELECT source_file, run_index, model, gpus, first_interval_images_per_sec, "
+        f"last_interval_images_per_sec, step_drift_pct FROM {TRAINING_RUNS.qualified} "
+        "WHERE abs(step_drift_pct) > $1 ORDER BY step_drift_pct",
+        "runs whose step rate drifted", dg.AssetCheckSeverity.WARN, [MAX_DRIFT_PCT])
+
+
+@dg.asset_check(asset=key(TRAINING_SCALING), name=CHECK_PLAUSIBLE_EFFICIENCY,
+                description=f"Scaling efficiency above {MAX_EFFICIENCY} is physically "
+                            "suspicious (a slow baseline, mixed configurations, or a "
+                            "mislabelled GPU count).")
+def scaling_efficiency_plausible(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return rows_check(
+        warehouse,
+        f"SELECT model, gpu_model, system, gpus, baseline_gpus, speedup, scaling_efficiency, "
+        f"source_files FROM {TRAINING_SCALING.qualified} WHERE scaling_efficiency > $1",
+        "super-linear scaling", dg.AssetCheckSeverity.WARN, [MAX_EFFICIENCY])

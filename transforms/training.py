@@ -1,0 +1,16 @@
+"""Build core.training_runs and the training sizing tables from the raw layer."""
+
+from __future__ import annotations
+
+from ingest.store import Store
+from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
+from transforms.derived import rebuild
+
+
+def build_training_runs(store: Store, run_id: str) -> int:
+    return rebuild(store, TRAINING_RUNS, "training_runs", run_id)
+
+
+def build_training_sizing(store: Store, run_id: str) -> tuple[int, int]:
+    return (rebuild(store, TRAINING_SCALING, "training_scaling", run_id),
+            rebuild(store, VIRTUALIZATION_OVERHEAD, "virtualization_overhead", run_id))
