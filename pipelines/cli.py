@@ -16,6 +16,7 @@ from ingest.lock import WarehouseBusy
 from ingest.run_context import ContextError, ContextResolver
 from ingest.store import Store, connect
 from parsers.base import SourceFile
+from pipelines import cli_analyst
 from schemas.ledger import INGESTED_FILES
 from schemas.sizing import CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, PERCENTILES
 from transforms.sizing.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
@@ -63,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="share of the peak throughput the optimum must reach")
     plan.add_argument("--warehouse", help="DuckDB file to read")
     plan.set_defaults(handler=_plan)
+    cli_analyst.register(sub)
     return parser
 
 
