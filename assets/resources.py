@@ -7,8 +7,9 @@ from pathlib import Path
 import dagster as dg
 
 from ingest import config
-from ingest.engine import DEFAULT_MAX_FILE_BYTES, Limits
-from ingest.lock import writer_lock
+from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Limits
+from ingest.lock import DEFAULT_WAIT_S, writer_lock
+from ingest.publish import staged
 from ingest.store import Store, connect
 
 
@@ -19,6 +20,9 @@ class Warehouse(dg.ConfigurableResource):
     raw_dir: str | None = None
     path: str | None = None
     max_file_bytes: int | None = None
+    max_parse_seconds: float | None = None
+    lock_wait_s: float | None = None
+    purge_missing: bool = False  # drop the rows of files no longer under the raw root
 
     def raw_root(self) -> Path:
         return config.raw_dir(self.raw_dir)
@@ -27,12 +31,18 @@ class Warehouse(dg.ConfigurableResource):
         return config.warehouse_path(self.path)
 
     def limits(self) -> Limits:
-        return Limits(config.max_file_bytes(self.max_file_bytes) or DEFAULT_MAX_FILE_BYTES)
+        return Limits(
+            config.max_file_bytes(self.max_file_bytes) or DEFAULT_MAX_FILE_BYTES,
+            config.max_parse_seconds(self.max_parse_seconds) or DEFAULT_MAX_PARSE_SECONDS,
+            self.purge_missing,
+        )
 
     @contextmanager
     def writer(self) -> Iterator[Store]:
-        with writer_lock(self.file()):
-            con = connect(self.file())
+        """Write a staged copy under the writer lock; publish it atomically on success."""
+        wait_s = config.lock_wait_s(self.lock_wait_s) or DEFAULT_WAIT_S
+        with writer_lock(self.file(), wait_s), staged(self.file()) as staging:
+            con = connect(staging)
             try:
                 yield Store(con)
             finally:

@@ -11,6 +11,8 @@ from pathlib import Path
 RAW_DIR_ENV = "SIZING_RAW_DIR"
 WAREHOUSE_ENV = "SIZING_WAREHOUSE"
 MAX_FILE_BYTES_ENV = "SIZING_MAX_FILE_BYTES"
+MAX_PARSE_SECONDS_ENV = "SIZING_MAX_PARSE_SECONDS"
+LOCK_WAIT_ENV = "SIZING_LOCK_WAIT_S"
 DEFAULT_RAW_DIR = "raw"
 # Not sizing.duckdb: DuckDB names a file's catalog after its stem, and a catalog called
 # `sizing` makes every `sizing.<table>` reference ambiguous with the `sizing` schema.
@@ -40,3 +42,13 @@ def warehouse_path(option: str | None = None) -> Path:
 def max_file_bytes(option: int | None = None) -> int | None:
     value = option or os.environ.get(MAX_FILE_BYTES_ENV)
     return int(value) if value else None
+
+
+def max_parse_seconds(option: float | None = None) -> float | None:
+    value = option or os.environ.get(MAX_PARSE_SECONDS_ENV)
+    return float(value) if value else None
+
+
+def lock_wait_s(option: float | None = None) -> float | None:
+    value = option or os.environ.get(LOCK_WAIT_ENV)
+    return float(value) if value else None

@@ -13,13 +13,14 @@ import datetime as dt
 import hashlib
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
-from ingest import path_conventions
+from ingest import faults, path_conventions
 from ingest.discovery import FoundFile, discover
+from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine
 from ingest.run_context import (
     CONTEXT_FILE_NAMES,
     PATH_CONVENTIONS_FILE,
@@ -27,33 +28,14 @@ from ingest.run_context import (
     ContextResolver,
 )
 from ingest.store import LedgerEntry, Store
-from ingest.validate import validate
-from parsers.base import FormatError, RowProblem, SourceFile
-from parsers.registry import BY_FORMAT, data_tables, detect
+from parsers.base import SourceFile
+from parsers.registry import BY_FORMAT, data_tables
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
 
 RUN_CONTEXT_FORMAT = "run_context"
 PATH_CONVENTIONS_FORMAT = "path_conventions"
 DEFAULT_MAX_FILE_BYTES = 1 << 30
-
-
-@dataclass
-class FileOutcome:
-    relpath: str
-    sha256: str
-    size_bytes: int
-    mtime_ns: int | None
-    format: str | None
-    status: str  # loaded | unchanged | rejected | ignored | missing
-    error: str | None = None
-    parser_version: int | None = None
-    rows: dict[str, pl.DataFrame] = field(default_factory=dict)
-    problems: list[RowProblem] = field(default_factory=list)
-
-    @property
-    def rows_loaded(self) -> int:
-        return sum(f.height for f in self.rows.values())
 
 
 @dataclass
@@ -77,46 +59,8 @@ class IngestReport:
 @dataclass(frozen=True)
 class Limits:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-
-
-def examine(src: SourceFile, context_error: str | None = None) -> FileOutcome:
-    """Detect, parse and validate one file in memory: what ingestion would do with it."""
-    sha = hashlib.sha256(src.data).hexdigest()
-    outcome = FileOutcome(src.relpath, sha, len(src.data), None, None, "rejected")
-    detection = detect(src)
-    outcome.format = detection.format
-    if detection.ignored_reason:
-        outcome.status, outcome.error = "ignored", detection.ignored_reason
-        return outcome
-    if detection.parser is None:
-        outcome.error = detection.rejected_reason
-        return outcome
-    outcome.parser_version = detection.parser.version
-    if context_error:
-        outcome.error = f"run context: {context_error}"
-        return outcome
-    try:
-        parsed = detection.parser.parse(src)
-    except FormatError as exc:
-        outcome.error = f"{detection.parser.format}: {exc}"
-        return outcome
-    except Exception as exc:  # noqa: BLE001 - one bad file must never fail the run
-        outcome.error = f"{detection.parser.format}: parser failed ({type(exc).__name__}: {exc})"
-        return outcome
-    tables = {t.key: t for t in detection.parser.tables}
-    outcome.problems = list(parsed.problems)
-    for key, rows in parsed.tables.items():
-        rows = rows.with_columns(source_file=pl.lit(src.relpath), file_sha256=pl.lit(sha))
-        good, problems = validate(tables[key], rows)
-        outcome.problems += problems
-        if good.height:
-            outcome.rows[key] = good
-    if outcome.rows:
-        outcome.status = "loaded"
-    else:
-        first = outcome.problems[0].reason if outcome.problems else "the file holds no rows"
-        outcome.error = f"{detection.parser.format}: no row could be loaded ({first})"
-    return outcome
+    max_parse_seconds: float = DEFAULT_MAX_PARSE_SECONDS
+    purge_missing: bool = False
 
 
 def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits()) -> IngestReport:
@@ -127,6 +71,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits())
     stale_formats = {fmt for fmt, p in BY_FORMAT.items()
                      if any(t.key in recreated for t in p.tables)}
     found = discover(raw_root)
+    faults.checkpoint("after-discovery")
     context_files = {f.relpath: f.path.read_bytes() for f in found if not f.outside_root
                      and (f.path.name in CONTEXT_FILE_NAMES or f.relpath == PATH_CONVENTIONS_FILE)}
     conventions, conventions_error = _conventions(context_files.get(PATH_CONVENTIONS_FILE))
@@ -143,8 +88,10 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits())
         context_error = _context_error(contexts, file.relpath)
         prior = previous.get(file.relpath)
         outcomes.append(_ingest_one(file, prior, context_error, stale_formats, limits))
+    faults.checkpoint("after-parse")
     seen = {f.relpath for f in found}
-    outcomes += [_missing(entry) for path, entry in previous.items() if path not in seen]
+    outcomes += [_missing(entry, limits.purge_missing) for path, entry in previous.items()
+                 if path not in seen]
     report = IngestReport(run_id, raw_root.resolve(), outcomes, started)
     _write(store, report, previous, contexts, tables)
     return report
@@ -194,7 +141,7 @@ def _ingest_one(file: FoundFile, prior: LedgerEntry | None, context_error: str |
             and not context_error:  # touched, not changed
         return FileOutcome(file.relpath, sha, len(data), file.mtime_ns, prior.format,
                            "unchanged", parser_version=prior.parser_version)
-    outcome = examine(SourceFile(file.relpath, data), context_error)
+    outcome = examine(SourceFile(file.relpath, data), context_error, limits.max_parse_seconds)
     outcome.mtime_ns = file.mtime_ns
     return outcome
 
@@ -219,17 +166,20 @@ def _context_error(contexts: ContextResolver, relpath: str) -> str | None:
         return str(exc)
 
 
-def _missing(entry: LedgerEntry) -> FileOutcome:
+def _missing(entry: LedgerEntry, purge: bool) -> FileOutcome:
+    if purge:
+        return FileOutcome(entry.path, entry.sha256, entry.size_bytes, entry.mtime_ns,
+                           entry.format, "purged", "no longer under the raw root; rows purged")
     return FileOutcome(entry.path, entry.sha256, entry.size_bytes, entry.mtime_ns, entry.format,
-                       "missing", "no longer under the raw root; its rows are kept",
-                       entry.parser_version)
+                       "missing", "no longer under the raw root; its rows are kept until "
+                       "`sizing ingest --purge-missing`", entry.parser_version)
 
 
 def _write(store: Store, report: IngestReport, previous: dict[str, LedgerEntry],
            contexts: ContextResolver, tables: list) -> None:
     by_key = {t.key: t for t in tables}
-    rewritten = [o.relpath for o in report.outcomes if o.status in ("loaded", "rejected",
-                                                                    "ignored")]
+    rewritten = [o.relpath for o in report.outcomes
+                 if o.status in ("loaded", "rejected", "ignored", "purged")]
     kept = store.query(
         f"SELECT path, rows_loaded, rows_quarantined, ingested_at, run_id "
         f"FROM {INGESTED_FILES.qualified}"
@@ -247,6 +197,7 @@ def _write(store: Store, report: IngestReport, previous: dict[str, LedgerEntry],
         store.replace_all(INGESTED_FILES, _ledger_rows(report, kept_by_path))
         store.replace_all(FILE_CONTEXT, _context_rows(report, contexts))
         store.insert(INGESTION_RUNS, _run_row(report))
+        faults.checkpoint("before-commit")
 
 
 def _quarantine_rows(report: IngestReport) -> pl.DataFrame:
@@ -266,6 +217,8 @@ def _quarantine_rows(report: IngestReport) -> pl.DataFrame:
 def _ledger_rows(report: IngestReport, kept: dict[str, dict]) -> pl.DataFrame:
     rows = []
     for o in report.outcomes:
+        if o.status == "purged":
+            continue
         before = kept.get(o.relpath, {})
         carried = o.status in ("unchanged", "missing")
         rows.append({
@@ -305,7 +258,7 @@ def _run_row(report: IngestReport) -> pl.DataFrame:
         "files_seen": sum(v for k, v in counts.items() if k != "missing"),
         "files_loaded": counts["loaded"], "files_unchanged": counts["unchanged"],
         "files_rejected": counts["rejected"], "files_ignored": counts["ignored"],
-        "files_removed": counts["missing"],
+        "files_removed": counts["missing"] + counts["purged"],
     }]))
 
 

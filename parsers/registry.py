@@ -17,6 +17,7 @@ from parsers.model_analyzer_csv import ModelAnalyzerCsv
 from parsers.non_results import not_a_result, unsupported
 from parsers.perf_analyzer_csv import PerfAnalyzerCsv
 from parsers.reference_csv import GpusCsv, ModelsCsv
+from parsers.reference_storage import CheckpointBytesCsv, DatasetsCsv
 from parsers.sizing_yaml import CapacityScenarios, SloPolicies
 from parsers.tf_cnn_benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
 from parsers.tf_cnn_lambda_metadata import TfCnnLambdaMetadata
@@ -31,6 +32,8 @@ PARSERS: tuple[Parser, ...] = (
     GenAiPerfCsv(),
     ModelsCsv(),
     GpusCsv(),
+    DatasetsCsv(),
+    CheckpointBytesCsv(),
     CapacityScenarios(),
     SloPolicies(),
     TfCnnLog(),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import time
@@ -11,8 +12,8 @@ from pathlib import Path
 import polars as pl
 
 from ingest import config
-from ingest.engine import examine
-from ingest.lock import WarehouseBusy
+from ingest.examine import examine
+from ingest.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
 from ingest.run_context import ContextError, ContextResolver
 from ingest.store import Store, connect
 from parsers.base import SourceFile
@@ -27,6 +28,7 @@ PREVIEW_ROWS = 5
 
 
 def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="sizing: %(message)s")
     args = _parser().parse_args(argv)
     try:
         return int(args.handler(args) or 0)
@@ -44,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--warehouse",
                         help=f"DuckDB file (default ${config.WAREHOUSE_ENV} or "
                              f"{config.DEFAULT_WAREHOUSE})")
+    ingest.add_argument("--purge-missing", action="store_true",
+                        help="drop the rows of files no longer under the raw root (they are "
+                             "kept, marked missing, otherwise)")
     ingest.set_defaults(handler=_ingest)
 
     check = sub.add_parser("check", help="detect and parse files, print what would load; "
@@ -76,15 +81,9 @@ def _ingest(args: argparse.Namespace) -> int:
         print(f"sizing: raw root {raw_root} is not a folder", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    result = defs.resolve_job_def("ingest").execute_in_process(
-        run_config={
-            "resources": {"warehouse": {"config": {"raw_dir": str(raw_root),
-                                                   "path": str(warehouse)}}},
-            "loggers": {"console": {"config": {"log_level": "WARNING"}}},
-        },
-        instance=_instance(),
-        raise_on_error=False,
-    )
+    # the whole run holds the writer lock: a concurrent ingestion waits, then says who
+    with writer_lock(warehouse, config.lock_wait_s() or DEFAULT_WAIT_S):
+        result = _run_job(defs, raw_root, warehouse, args.purge_missing)
     elapsed = time.perf_counter() - started
     if not result.success:
         for event in result.all_events:
@@ -97,6 +96,19 @@ def _ingest(args: argparse.Namespace) -> int:
     finally:
         con.close()
     return 0
+
+
+def _run_job(defs, raw_root: Path, warehouse: Path, purge_missing: bool):
+    return defs.resolve_job_def("ingest").execute_in_process(
+        run_config={
+            "resources": {"warehouse": {"config": {
+                "raw_dir": str(raw_root), "path": str(warehouse),
+                "purge_missing": purge_missing}}},
+            "loggers": {"console": {"config": {"log_level": "WARNING"}}},
+        },
+        instance=_instance(),
+        raise_on_error=False,
+    )
 
 
 def _instance():
@@ -122,7 +134,7 @@ def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path,
         if status not in by_format.columns:
             by_format = by_format.with_columns(pl.lit(0, dtype=pl.UInt32).alias(status))
     by_format = by_format.select("format", "loaded", "unchanged", "ignored", "rejected",
-                                 "missing")
+                                 "missing")  # purged files leave the ledger
     print(f"\nIngested {raw_root} in {elapsed_s:.1f} s (run {run_id[:8]})")
     with pl.Config(tbl_rows=-1, tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
                    tbl_formatting="ASCII_MARKDOWN"):

@@ -8,7 +8,7 @@ import csv
 
 import pytest
 
-from ingest.engine import examine
+from ingest.examine import examine
 from parsers.base import SourceFile
 from tests.conftest import CORPUS
 

@@ -20,13 +20,18 @@ RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context",
        "capacity_scenarios", "tf_cnn_runs", "tf_cnn_steps", "tf_cnn_benchmark_runs",
        "tf_cnn_benchmark_metrics", "tf_cnn_host_metadata", "fio_jobs", "gdsio_results",
        "elbencho_results", "mlperf_storage_results", "mlperf_storage_epochs",
-       "mlperf_storage_report_runs"]
+       "mlperf_storage_report_runs", "reference_datasets", "reference_checkpoint_bytes"]
 SIZING = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
           "capacity_plan", "capacity_plan_summary", "capacity_plan_issues", "training_scaling",
-          "virtualization_overhead"]
-CORE = ["inference_measurements", "training_runs"]
+          "virtualization_overhead", "storage_capability", "storage_scaling",
+          "training_storage_demand", "checkpoint_write"]
+CORE = ["inference_measurements", "training_runs", "storage_measurements"]
 GX_CHECKED = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
-              "capacity_plan", "capacity_plan_summary"]
+              "capacity_plan", "capacity_plan_summary", "storage_capability", "storage_scaling",
+              "training_storage_demand", "checkpoint_write"]
+STORAGE_CHECKS = ["elbencho_bandwidth_matches_bytes_over_time",
+                  "fio_bandwidth_matches_bytes_over_runtime",
+                  "gdsio_throughput_matches_bytes_over_time", "storage_system_known"]
 
 
 def test_asset_graph_snapshot():
@@ -62,7 +67,11 @@ def test_asset_graph_snapshot():
         ("core/training_runs", "no_thermal_drift"),
         ("sizing/training_scaling", "scaling_efficiency_plausible"),
         *{(f"sizing/{n}", "business_rules") for n in GX_CHECKED},
+        *{("core/storage_measurements", c) for c in STORAGE_CHECKS},
     }
+    demand_deps = graph.get(dg.AssetKey(["sizing", "training_storage_demand"])).parent_keys
+    assert {"core/training_runs", "sizing/storage_capability"} <= {
+        k.to_user_string() for k in demand_deps}
     training_deps = graph.get(dg.AssetKey(["sizing", "training_scaling"])).parent_keys
     assert {k.to_user_string() for k in training_deps} == {"core/training_runs"}
     for key in graph.get_all_asset_keys():
@@ -105,6 +114,7 @@ def test_job_materializes_every_asset_and_checks_pass(paths):
         "core/training_runs:no_thermal_drift": True,
         "sizing/training_scaling:scaling_efficiency_plausible": True,
         **{f"sizing/{n}:business_rules": True for n in GX_CHECKED},
+        **{f"core/storage_measurements:{c}": True for c in STORAGE_CHECKS},
     }
     core_event = next(m.materialization for m in result.get_asset_materialization_events()
                 if m.materialization.asset_key.to_user_string() == "core/inference_measurements")

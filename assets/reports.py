@@ -1,0 +1,129 @@
+"""The sizing report: one self-contained HTML file beside the warehouse, from the sizing
+tables, with the latest result of every asset check."""
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+import dagster as dg
+
+from assets.raw import RAW_KEYS
+from assets.resources import Warehouse
+from assets.sizing import key
+from reports.checks import CheckOutcome
+from reports.paths import report_path
+from reports.report import write_report
+from schemas.core import INFERENCE_MEASUREMENTS
+from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
+from schemas.scenarios import SLO_POLICIES
+from schemas.sizing import TABLES as INFERENCE_SIZING
+from schemas.storage import SIZING_TABLES as STORAGE_SIZING
+from schemas.storage import STORAGE_MEASUREMENTS
+from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
+
+REPORT_KEY = dg.AssetKey(["reports", "sizing_report"])
+# Every table the report reads; also every asset whose checks it shows, so with the lowest
+# priority the report runs after those checks in the same run.
+_DEPS = [RAW_KEYS[t.key] for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, SLO_POLICIES)]
+_DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUREMENTS,
+                           *INFERENCE_SIZING, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD,
+                           *STORAGE_SIZING)]
+
+
+@dg.asset(key=REPORT_KEY, group_name="reports", kinds={"html"}, deps=_DEPS,
+          op_tags={"dagster/priority": "-100"},
+          description="The sizing report: warehouse/reports/sizing-report.html, one "
+                      "self-contained page (no script, nothing loaded from outside, "
+                      "printable) with every sizing result, its evidence and the data "
+                      "quality: throughput against p95 latency with the optimum per model "
+                      "and GPU, the GPU memory rule, training scaling and VM overhead, "
+                      "storage against GPU demand, checkpoint write times, capacity plans, "
+                      "files loaded and rejected, and the asset-check results.")
+def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    outcomes = check_outcomes(context.instance, check_descriptions(
+        context.job_def.asset_layer.asset_graph), context.run_id)
+    out = report_path(warehouse.file())
+    with warehouse.reader() as store:
+        written = write_report(store, out, outcomes, source=str(warehouse.file()))
+    if written.missing:
+        context.log.info("report sections without data yet: " + "; ".join(written.missing))
+    return dg.MaterializeResult(metadata={
+        "path": dg.MetadataValue.path(str(written.path)),
+        "plots": dg.MetadataValue.int(sum(written.plots.values())),
+        "plots_by_kind": dg.MetadataValue.json(written.plots),
+        "data_points": dg.MetadataValue.int(written.points),
+        "no_data_yet": dg.MetadataValue.md("\n".join(f"- {m}" for m in written.missing)
+                                           or "_(every section has data)_"),
+        "size_bytes": dg.MetadataValue.int(written.bytes),
+        "checks_shown": dg.MetadataValue.int(len(outcomes)),
+    })
+
+
+def check_descriptions(asset_graph) -> dict[dg.AssetCheckKey, str]:
+    """Every check of an asset graph (Definitions.resolve_asset_graph(), or a run's
+    job_def.asset_layer.asset_graph) with its description, in a stable order."""
+    keys = sorted(asset_graph.asset_check_keys,
+                  key=lambda k: (k.asset_key.to_user_string(), k.name))
+    return {k: asset_graph.get_check_spec(k).description or "" for k in keys}
+
+
+def check_outcomes(instance: dg.DagsterInstance, checks: Mapping[dg.AssetCheckKey, str],
+                   current_run_id: str = "") -> list[CheckOutcome]:
+    """The latest completed evaluation of each check (`checks`: key -> description). A
+    check still planned in the current run shows its previous evaluation, said to be
+    earlier."""
+    keys = list(checks)
+    storage = instance.event_log_storage
+    latest = storage.get_latest_asset_check_execution_by_key(keys)
+    outcomes = []
+    for check_key in keys:
+        record = latest.get(check_key)
+        note = ""
+        if record is not None and record.evaluation is None:  # planned or running
+            earlier = [r for r in storage.get_asset_check_execution_history(check_key, limit=10)
+                       if r.evaluation is not None]
+            if record.run_id == current_run_id and earlier:
+                note = "from an earlier run: this run evaluates it after the report. "
+            record = earlier[0] if earlier else record
+        outcomes.append(_outcome(check_key, checks[check_key], record, note))
+    return outcomes
+
+
+def _outcome(check_key: dg.AssetCheckKey, description: str, record, note: str
+             ) -> CheckOutcome:
+    asset, name = check_key.asset_key.to_user_string(), check_key.name
+    if record is None:
+        return CheckOutcome(asset, name, "never run", description)
+    evaluation = record.evaluation
+    when = datetime.fromtimestamp(record.create_timestamp, UTC).replace(tzinfo=None)
+    if evaluation is None:
+        status = str(getattr(record.status, "value", record.status)).lower()
+        return CheckOutcome(asset, name, "error" if "fail" in status else "pending",
+                            description, f"execution {status}", when, record.run_id)
+    severity = getattr(evaluation.severity, "value", str(evaluation.severity))
+    status = "passed" if evaluation.passed else ("warning" if severity == "WARN" else "failed")
+    return CheckOutcome(asset, name, status, description,
+                        note + _detail(evaluation.metadata), when, record.run_id)
+
+
+def _detail(metadata: Mapping[str, object]) -> str:
+    """The check's metadata in a line: failing rows and what they are (row checks), or
+    the expectations that failed (Great Expectations suites)."""
+    values = {k: _value(v) for k, v in metadata.items()}
+    if "failing_rows" in values:
+        if not values["failing_rows"]:
+            return "no failing row"
+        count = values["failing_rows"]
+        return (f"{count} failing row{'' if count == 1 else 's'}: "
+                f"{values.get('what', '')}").rstrip(": ")
+    failed = [f"{label}: {str(v).splitlines()[0].replace('**', '')}"
+              for label, v in values.items() if str(v).startswith("**failed**")]
+    if failed:
+        return "; ".join(failed)
+    held = sum(1 for v in values.values() if v == "passed")
+    rows = values.get("rows")
+    return ", ".join(p for p in (f"{rows} rows" if rows is not None else "",
+                                 f"{held} expectations held" if held else "") if p)
+
+
+def _value(entry: object) -> object:
+    return getattr(entry, "value", entry)

@@ -1,0 +1,71 @@
+"""Storage: core.storage_measurements, and what the storage systems can deliver to training
+(capability, scaling, the GPUs a system keeps fed, checkpoint write time)."""
+
+import dagster as dg
+
+from assets.metadata import table_metadata
+from assets.raw import RAW_KEYS
+from assets.resources import Warehouse
+from assets.sizing import key
+from schemas.context import FILE_CONTEXT, REFERENCE_MODELS
+from schemas.elbencho import ELBENCHO_RESULTS
+from schemas.fio import FIO_JOBS
+from schemas.gdsio import GDSIO_RESULTS
+from schemas.ledger import INGESTED_FILES
+from schemas.mlperf_storage import MLPERF_STORAGE_REPORT_RUNS, MLPERF_STORAGE_RESULTS
+from schemas.spec import Table
+from schemas.storage import (
+    CHECKPOINT_WRITE,
+    REFERENCE_CHECKPOINT_BYTES,
+    REFERENCE_DATASETS,
+    SIZING_TABLES,
+    STORAGE_CAPABILITY,
+    STORAGE_MEASUREMENTS,
+    STORAGE_SCALING,
+    TRAINING_STORAGE_DEMAND,
+)
+from transforms.storage import build_storage_measurements, build_storage_sizing
+
+STORAGE_KEY = key(STORAGE_MEASUREMENTS)
+TRAINING_RUNS_KEY = dg.AssetKey(["core", "training_runs"])
+
+_INPUTS = (FIO_JOBS, GDSIO_RESULTS, ELBENCHO_RESULTS, MLPERF_STORAGE_RESULTS,
+           MLPERF_STORAGE_REPORT_RUNS, FILE_CONTEXT, INGESTED_FILES)
+
+
+def raw_key(table: Table) -> dg.AssetKey:
+    """The raw asset of a table (the same key whether or not its parser is registered)."""
+    return RAW_KEYS.get(table.key, key(table))
+
+
+@dg.asset(key=STORAGE_KEY, group_name="core", kinds={"duckdb"},
+          deps=[raw_key(t) for t in _INPUTS], description=STORAGE_MEASUREMENTS.description)
+def storage_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    with warehouse.writer() as store:
+        held_back = build_storage_measurements(store, context.run_id)
+        metadata = table_metadata(store, STORAGE_MEASUREMENTS)
+    metadata["rows_quarantined"] = dg.MetadataValue.int(held_back)
+    return dg.MaterializeResult(metadata=metadata)
+
+
+_DEPS: dict[str, list[dg.AssetKey]] = {
+    STORAGE_CAPABILITY.key: [STORAGE_KEY],
+    STORAGE_SCALING.key: [STORAGE_KEY],
+    TRAINING_STORAGE_DEMAND.key: [key(STORAGE_CAPABILITY), TRAINING_RUNS_KEY,
+                                  raw_key(REFERENCE_DATASETS)],
+    CHECKPOINT_WRITE.key: [key(STORAGE_CAPABILITY), raw_key(REFERENCE_MODELS),
+                           raw_key(REFERENCE_CHECKPOINT_BYTES)],
+}
+
+
+@dg.multi_asset(
+    name="storage_sizing_tables",
+    specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, deps=_DEPS[t.key],
+                        description=t.description) for t in SIZING_TABLES],
+)
+def storage_sizing_tables(warehouse: Warehouse):
+    with warehouse.writer() as store:
+        build_storage_sizing(store)
+        for table in SIZING_TABLES:
+            yield dg.MaterializeResult(asset_key=key(table),
+                                       metadata=table_metadata(store, table))

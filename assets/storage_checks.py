@@ -1,0 +1,184 @@
+"""Checks of the storage tables.
+
+core.storage_measurements: every bandwidth must be what its own bytes and run time give
+(a unit slip in a parser shows up here), and every row should name its storage system.
+The storage sizing tables: Great Expectations suites of their business rules, run like
+those of assets/sizing_checks.py.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+import dagster as dg
+import polars as pl
+
+from assets.resources import Warehouse
+from assets.row_checks import rows_check
+from assets.sizing import key
+from assets.sizing_checks import CHECK_BUSINESS_RULES, run_suite
+from ingest.store import Store
+from schemas.spec import Table
+from schemas.storage import (
+    CHECKPOINT_WRITE,
+    STORAGE_CAPABILITY,
+    STORAGE_MEASUREMENTS,
+    STORAGE_SCALING,
+    TRAINING_STORAGE_DEMAND,
+)
+
+STORAGE_KEY = key(STORAGE_MEASUREMENTS)
+CHECK_STORAGE_SYSTEM_KNOWN = "storage_system_known"
+# How far bandwidth x runtime may stray from the bytes moved, per tool: fio normal text
+# prints 3 significant figures for bandwidth and io, JSON truncates KiB/s; gdsio prints
+# GiB/s with 6 decimals; elbencho prints MiB/s and MiB.
+TOLERANCES = {"fio": 0.03, "gdsio": 0.01, "elbencho": 0.03}
+_IDENTITY = "tool, source_file, source_line, workload, direction, jobs, clones"
+
+
+def bandwidth_mismatch_sql(tool: str) -> str:
+    """Rows of `tool` whose bandwidth is not bytes_transferred / runtime_s within the tool's
+    tolerance ($1). Summed fio clones only have a lower bound: runtime_s is the longest
+    clone's, so bytes / runtime_s <= the sum of the clones' bandwidths."""
+    return (
+        f"SELECT * FROM (SELECT {_IDENTITY}, bandwidth_bytes_per_s, bytes_transferred, "
+        "runtime_s, round(bandwidth_bytes_per_s * runtime_s / bytes_transferred, 4) AS ratio "
+        f"FROM {STORAGE_MEASUREMENTS.qualified} WHERE tool = '{tool}' AND status = 'ok' "
+        "AND runtime_s > 0 AND bytes_transferred > 0 AND bandwidth_bytes_per_s IS NOT NULL) "
+        "WHERE ratio < 1 - $1 OR (clones = 1 AND ratio > 1 + $1) "
+        "ORDER BY abs(ln(ratio)) DESC")
+
+
+def _bandwidth_check(tool: str, name: str, what: str):
+    tolerance = TOLERANCES[tool]
+
+    @dg.asset_check(asset=STORAGE_KEY, name=name, blocking=False,
+                    description=f"{what} within {tolerance:.0%}: bandwidth_bytes_per_s x "
+                                "runtime_s = bytes_transferred. A row off it has a unit or "
+                                "field mix-up (or summed fio clones below their total).")
+    def check(warehouse: Warehouse) -> dg.AssetCheckResult:
+        return rows_check(warehouse, bandwidth_mismatch_sql(tool),
+                          f"{tool} rows whose bandwidth is not bytes / runtime "
+                          f"within {tolerance:.0%} (ratio = bandwidth x runtime / bytes)",
+                          params=[tolerance])
+
+    check.__name__ = name
+    return check
+
+
+fio_bandwidth_matches_bytes_over_runtime = _bandwidth_check(
+    "fio", "fio_bandwidth_matches_bytes_over_runtime",
+    "fio bandwidth is io_bytes / runtime")
+gdsio_throughput_matches_bytes_over_time = _bandwidth_check(
+    "gdsio", "gdsio_throughput_matches_bytes_over_time",
+    "gdsio Throughput is DataSetSize done / total_time")
+elbencho_bandwidth_matches_bytes_over_time = _bandwidth_check(
+    "elbencho", "elbencho_bandwidth_matches_bytes_over_time",
+    "elbencho throughput is the bytes moved / the phase time")
+
+
+@dg.asset_check(asset=STORAGE_KEY, name=CHECK_STORAGE_SYSTEM_KNOWN, blocking=False,
+                description="Every measurement names its storage system (run.yaml "
+                            "'storage_system'); measurements without one are left out of "
+                            "the storage sizing.")
+def storage_system_known(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return rows_check(
+        warehouse,
+        f"SELECT tool, source_file, count(*) AS measurements "
+        f"FROM {STORAGE_MEASUREMENTS.qualified} WHERE storage_system IS NULL "
+        "GROUP BY ALL ORDER BY source_file",
+        "files whose measurements have no storage_system: set it in a run.yaml",
+        dg.AssetCheckSeverity.WARN)
+
+
+# --- Great Expectations suites of the sizing tables --------------------------------------
+
+def capability_suite(store: Store, gx: Any) -> tuple[pl.DataFrame, list]:
+    table = store.query(f"SELECT * FROM {STORAGE_CAPABILITY.qualified}")
+    e = gx.expectations
+    return table, [
+        e.ExpectColumnValuesToBeBetween(column="best_bandwidth_bytes_per_s", min_value=0,
+                                        strict_min=True,
+                                        description="the best bandwidth is positive"),
+        e.ExpectCompoundColumnsToBeUnique(
+            column_list=["storage_system", "direction", "access"],
+            description="one best per storage system, direction and access"),
+    ]
+
+
+def scaling_suite(store: Store, gx: Any) -> tuple[pl.DataFrame, list]:
+    table = store.query(f"SELECT * FROM {STORAGE_SCALING.qualified}")
+    e = gx.expectations
+    return table, [
+        e.ExpectColumnValuesToBeBetween(column="best_bandwidth_bytes_per_s", min_value=0,
+                                        strict_min=True,
+                                        description="every point has a positive bandwidth"),
+        e.ExpectColumnValuesToBeBetween(column="share_of_curve_peak", min_value=0,
+                                        max_value=1, strict_min=True,
+                                        description="share_of_curve_peak is in (0, 1]"),
+    ]
+
+
+def demand_suite(store: Store, gx: Any) -> tuple[pl.DataFrame, list]:
+    table = store.query(f"SELECT * FROM {TRAINING_STORAGE_DEMAND.qualified}").with_columns(
+        fed_bytes_per_s=pl.col("max_gpus_fed") * pl.col("read_bytes_per_s_per_gpu"),
+        one_more_bytes_per_s=(pl.col("max_gpus_fed") + 1) * pl.col("read_bytes_per_s_per_gpu"))
+    e = gx.expectations
+    return table, [
+        e.ExpectColumnValuesToBeBetween(column="max_gpus_fed", min_value=0,
+                                        description="max_gpus_fed >= 0"),
+        e.ExpectColumnValuesToBeBetween(column="read_bytes_per_s_per_gpu", min_value=0,
+                                        strict_min=True,
+                                        description="a training GPU reads something"),
+        e.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A="storage_read_bandwidth_bytes_per_s", column_B="fed_bytes_per_s",
+            or_equal=True, ignore_row_if="either_value_is_missing",
+            description="the storage feeds max_gpus_fed GPUs"),
+        e.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A="one_more_bytes_per_s", column_B="storage_read_bandwidth_bytes_per_s",
+            ignore_row_if="either_value_is_missing",
+            description="one GPU more would not be fed (max_gpus_fed is the floor)"),
+    ]
+
+
+def checkpoint_suite(store: Store, gx: Any) -> tuple[pl.DataFrame, list]:
+    table = store.query(f"SELECT * FROM {CHECKPOINT_WRITE.qualified}")
+    e = gx.expectations
+    return table, [
+        e.ExpectColumnValuesToBeBetween(column="write_seconds", min_value=0, strict_min=True,
+                                        description="write_seconds > 0"),
+        e.ExpectColumnValuesToBeBetween(column="checkpoint_bytes", min_value=0,
+                                        strict_min=True,
+                                        description="a checkpoint has bytes"),
+        e.ExpectColumnValuesToBeBetween(column="write_bandwidth_bytes_per_s", min_value=0,
+                                        strict_min=True,
+                                        description="the write bandwidth is positive"),
+    ]
+
+
+Suite = Callable[[Store, Any], tuple[pl.DataFrame, list]]
+
+
+def _business_check(table: Table, suite: Suite, description: str):
+    @dg.asset_check(asset=key(table), name=CHECK_BUSINESS_RULES, description=description,
+                    blocking=False)
+    def check(warehouse: Warehouse) -> dg.AssetCheckResult:
+        import great_expectations as gx  # slow to import: only when a check runs
+
+        with warehouse.reader() as store:
+            frame, expectations = suite(store, gx)
+        return run_suite(table.name, frame, expectations, gx)
+
+    check.__name__ = f"{table.name}_business_rules"
+    return check
+
+
+capability_rules = _business_check(
+    STORAGE_CAPABILITY, capability_suite,
+    "GX: best bandwidth > 0; one row per storage system, direction and access.")
+scaling_rules = _business_check(STORAGE_SCALING, scaling_suite,
+                                "GX: bandwidth > 0; share_of_curve_peak in (0, 1].")
+demand_rules = _business_check(
+    TRAINING_STORAGE_DEMAND, demand_suite,
+    "GX: max_gpus_fed >= 0 and is the floor of bandwidth / per-GPU demand; demand > 0.")
+checkpoint_rules = _business_check(CHECKPOINT_WRITE, checkpoint_suite,
+                                   "GX: write_seconds > 0; checkpoint bytes and bandwidth > 0.")

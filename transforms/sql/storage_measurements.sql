@@ -1,0 +1,134 @@
+-- core.storage_measurements: every storage measurement of every tool, one shape.
+-- Units were converted at parse time (bytes, bytes/s, µs, s); this query aligns names,
+-- sums fio clones, merges fio read+write jobs into one mixed row, and joins the context.
+-- Columns beyond the table's (document_index, job_index) are dropped by Table.conform.
+
+WITH
+fio_shaped AS (  -- per fio job entry (clones included): which directions it moved data in
+    SELECT *,
+           coalesce(lat_mean_us, clat_mean_us) AS mean_us,
+           -- normal text (2.17+) prints io= with 3 significant figures, and truncates it
+           -- ('19.0GiB' for 20435 MiB): the issued I/O count x block size is exact
+           CASE WHEN format_variant = 'normal' AND total_ios > 0 AND block_size_bytes > 0
+                THEN total_ios * block_size_bytes ELSE io_bytes END AS bytes_moved,
+           coalesce(bool_or(direction = 'mixed') OVER entry, false) AS has_mixed,
+           coalesce(bool_or(direction = 'read') OVER entry
+                    AND bool_or(direction = 'write') OVER entry, false) AS read_and_write
+    FROM raw.fio_jobs
+    WHERE direction IS DISTINCT FROM 'trim'
+    WINDOW entry AS (PARTITION BY source_file, document_index, hostname, is_aggregate, groupid,
+                     jobname)
+),
+fio_rows AS (  -- a job with read and write I/O is measured as one mixed workload
+    SELECT *,
+           CASE WHEN read_and_write AND NOT has_mixed THEN 'mixed' ELSE direction END
+               AS measured_direction
+    FROM fio_shaped
+    -- unified_rw_reporting=both prints read, write and mixed: keep the mixed one
+    WHERE NOT (has_mixed AND direction IN ('read', 'write'))
+),
+fio AS (  -- clones of one job name (numjobs without group_reporting) summed into one row
+    SELECT 'fio' AS tool, source_file, file_sha256, hostname, is_aggregate,
+           nullif(trim(jobname), '') AS workload,
+           measured_direction AS direction,
+           any_value(access) AS access,
+           CASE WHEN min(block_size_bytes) = max(block_size_bytes)
+                THEN min(block_size_bytes) END AS block_size_bytes,
+           max(iodepth) AS iodepth,
+           count(DISTINCT job_index) AS clones,
+           CASE WHEN count(DISTINCT job_index) > 1 THEN count(DISTINCT job_index)
+                ELSE coalesce(max(reported_jobs), max(numjobs)) END AS jobs,
+           CASE WHEN any_value(ioengine) = 'libcufile' THEN
+                CASE WHEN any_value(options_json ->> '$.cuda_io') = 'posix' THEN 'cpu_gpu'
+                     ELSE 'gpudirect' END
+                ELSE 'cpu' END AS transfer,
+           sum(bandwidth_bytes_per_s) AS bandwidth_bytes_per_s,
+           CASE WHEN measured_direction = 'mixed'
+                THEN sum(bandwidth_bytes_per_s) FILTER (WHERE direction = 'read')
+                END AS mixed_read_bandwidth_bytes_per_s,
+           sum(iops) AS iops,
+           coalesce(sum(mean_us * total_ios) / nullif(sum(total_ios) FILTER (
+                        WHERE mean_us IS NOT NULL), 0),
+                    avg(mean_us)) AS latency_mean_us,
+           max(latency_p99_us) AS latency_p99_us,
+           max(runtime_s) AS runtime_s,
+           sum(bytes_moved) AS bytes_transferred,
+           CASE WHEN bool_or(status = 'failed') THEN 'failed' ELSE 'ok' END AS status,
+           string_agg(DISTINCT error_message, '; ' ORDER BY error_message) AS error_message,
+           min(source_line) AS source_line,
+           document_index, min(job_index) AS job_index  -- for the order only
+    FROM fio_rows
+    GROUP BY source_file, file_sha256, document_index, hostname, is_aggregate, groupid,
+             jobname, measured_direction
+),
+gdsio AS (  -- -V read-backs re-read what the run wrote: not samples
+    SELECT 'gdsio' AS tool, source_file, file_sha256, source_line,
+           concat_ws(' ', io_type, xfer_type) AS workload, direction, access,
+           io_size_bytes AS block_size_bytes, io_depth AS iodepth, threads AS jobs,
+           1 AS clones, transfer, throughput_bytes_per_s AS bandwidth_bytes_per_s, iops,
+           latency_mean_us, elapsed_s AS runtime_s, dataset_done_bytes AS bytes_transferred,
+           status, error_message
+    FROM raw.gdsio_results
+    WHERE NOT is_verify_readback
+),
+elbencho AS (  -- read/write phases only (not MKDIRS, SYNC, STAT, ...)
+    SELECT 'elbencho' AS tool, source_file, file_sha256, source_line, phase AS workload,
+           direction, access, block_size_bytes, io_depth AS iodepth,
+           coalesce(total_threads, threads) AS jobs, 1 AS clones, hosts,
+           CASE WHEN regexp_matches(coalesce(command_line, ''), '--(cufile|gdsbufs)')
+                THEN 'gpudirect'
+                WHEN regexp_matches(coalesce(command_line, ''), '--gpuids') THEN 'cpu_gpu'
+                ELSE 'cpu' END AS transfer,
+           bandwidth_bytes_per_s,
+           rwmix_read_bandwidth_bytes_per_s AS mixed_read_bandwidth_bytes_per_s,
+           iops, latency_mean_us, elapsed_s AS runtime_s, total_bytes AS bytes_transferred,
+           'ok' AS status
+    FROM raw.elbencho_results
+    WHERE direction IS NOT NULL
+),
+mlperf_runs AS (  -- DLIO reads shuffled samples into host memory: random reads, cpu
+    SELECT source_file, file_sha256, concat_ws('/', model, accelerator) AS workload,
+           num_accelerators AS jobs, num_hosts AS hosts, hostname,
+           train_io_bytes_per_s AS bandwidth_bytes_per_s, runtime_s
+    FROM raw.mlperf_storage_results
+    UNION ALL BY NAME
+    -- the submission report repeats runs whose summary.json may be loaded too: a report run
+    -- counts only when no summary under the report's folder has its throughput
+    SELECT r.source_file, r.file_sha256, r.run_key AS workload,
+           r.num_accelerators AS jobs, r.clients AS hosts,
+           r.train_io_bytes_per_s AS bandwidth_bytes_per_s
+    FROM raw.mlperf_storage_report_runs r
+    WHERE NOT EXISTS (
+        SELECT 1 FROM raw.mlperf_storage_results s
+        WHERE starts_with(s.source_file, regexp_extract(r.source_file, '^(.*/)[^/]*$', 1))
+          AND abs(s.train_io_bytes_per_s - r.train_io_bytes_per_s)
+              <= 1e-9 * r.train_io_bytes_per_s)
+),
+mlperf AS (
+    SELECT 'mlperf_storage' AS tool, *, 'read' AS direction, 'random' AS access,
+           1 AS clones, 'cpu' AS transfer, 'ok' AS status
+    FROM mlperf_runs
+),
+measurements AS (
+    SELECT * FROM fio
+    UNION ALL BY NAME SELECT * FROM gdsio
+    UNION ALL BY NAME SELECT * FROM elbencho
+    UNION ALL BY NAME SELECT * FROM mlperf
+)
+SELECT m.* EXCLUDE (is_aggregate),
+       coalesce(m.is_aggregate, false) AS is_aggregate,
+       coalesce(f.format, m.tool) AS source_format,
+       fc.storage_system, fc.system, fc.network, fc.gpu_model, fc.virtualization, fc.run_date,
+       fc.tags,
+       m.status = 'ok' AND fc.storage_system IS NOT NULL AND m.direction IS NOT NULL
+           AND m.access IS NOT NULL AND coalesce(m.bandwidth_bytes_per_s, 0) > 0
+           -- one host's share of a client/server run whose 'All clients' total is here
+           AND NOT (m.tool = 'fio' AND m.hostname IS NOT NULL AND NOT m.is_aggregate
+                    AND coalesce(bool_or(m.is_aggregate) OVER (PARTITION BY m.source_file),
+                                 false))
+           AS counts_as_capability
+FROM measurements m
+LEFT JOIN raw.ingested_files f ON f.path = m.source_file
+LEFT JOIN raw.file_context fc ON fc.source_file = m.source_file
+ORDER BY m.source_file, m.document_index NULLS FIRST, m.job_index NULLS FIRST,
+         m.source_line NULLS FIRST, m.workload, m.direction
