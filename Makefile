@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 export DAGSTER_HOME := $(CURDIR)/.dagster
 
-.PHONY: run test lint ui samples clean
+.PHONY: run test lint ui samples docs bench clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,15 @@ ui: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml
 ## samples: rewrite the sample raw root from samples/generate.py
 samples: $(INSTALLED)
 	$(BIN)/python -m samples.generate raw
+
+## docs: regenerate docs/warehouse.md from the table declarations
+docs: $(INSTALLED)
+	$(BIN)/python -m reports.docs > docs/warehouse.md
+
+## bench: ingestion cost at 1k-20k files (not part of make test); FILES=10000 by default
+FILES ?= 10000
+bench: $(INSTALLED)
+	$(BIN)/python -m bench.run --files $(FILES)
 
 clean:
 	rm -rf warehouse/*.duckdb warehouse/*.lock .dagster

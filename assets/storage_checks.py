@@ -6,7 +6,6 @@ The storage sizing tables: Great Expectations suites of their business rules, ru
 those of assets/sizing_checks.py.
 """
 
-from collections.abc import Callable
 from typing import Any
 
 import dagster as dg
@@ -15,9 +14,8 @@ import polars as pl
 from assets.resources import Warehouse
 from assets.row_checks import rows_check
 from assets.sizing import key
-from assets.sizing_checks import CHECK_BUSINESS_RULES, run_suite
+from assets.sizing_checks import business_check
 from ingest.store import Store
-from schemas.spec import Table
 from schemas.storage import (
     CHECKPOINT_WRITE,
     STORAGE_CAPABILITY,
@@ -155,30 +153,13 @@ def checkpoint_suite(store: Store, gx: Any) -> tuple[pl.DataFrame, list]:
     ]
 
 
-Suite = Callable[[Store, Any], tuple[pl.DataFrame, list]]
-
-
-def _business_check(table: Table, suite: Suite, description: str):
-    @dg.asset_check(asset=key(table), name=CHECK_BUSINESS_RULES, description=description,
-                    blocking=False)
-    def check(warehouse: Warehouse) -> dg.AssetCheckResult:
-        import great_expectations as gx  # slow to import: only when a check runs
-
-        with warehouse.reader() as store:
-            frame, expectations = suite(store, gx)
-        return run_suite(table.name, frame, expectations, gx)
-
-    check.__name__ = f"{table.name}_business_rules"
-    return check
-
-
-capability_rules = _business_check(
+capability_rules = business_check(
     STORAGE_CAPABILITY, capability_suite,
     "GX: best bandwidth > 0; one row per storage system, direction and access.")
-scaling_rules = _business_check(STORAGE_SCALING, scaling_suite,
+scaling_rules = business_check(STORAGE_SCALING, scaling_suite,
                                 "GX: bandwidth > 0; share_of_curve_peak in (0, 1].")
-demand_rules = _business_check(
+demand_rules = business_check(
     TRAINING_STORAGE_DEMAND, demand_suite,
     "GX: max_gpus_fed >= 0 and is the floor of bandwidth / per-GPU demand; demand > 0.")
-checkpoint_rules = _business_check(CHECKPOINT_WRITE, checkpoint_suite,
+checkpoint_rules = business_check(CHECKPOINT_WRITE, checkpoint_suite,
                                    "GX: write_seconds > 0; checkpoint bytes and bandwidth > 0.")

@@ -20,7 +20,7 @@ import polars as pl
 
 from ingest import faults, path_conventions
 from ingest.discovery import FoundFile, discover
-from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine
+from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine, validate_in_bulk
 from ingest.run_context import (
     CONTEXT_FILE_NAMES,
     PATH_CONVENTIONS_FILE,
@@ -88,6 +88,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits())
         context_error = _context_error(contexts, file.relpath)
         prior = previous.get(file.relpath)
         outcomes.append(_ingest_one(file, prior, context_error, stale_formats, limits))
+    validate_in_bulk(outcomes, {t.key: t for t in tables})
     faults.checkpoint("after-parse")
     seen = {f.relpath for f in found}
     outcomes += [_missing(entry, limits.purge_missing) for path, entry in previous.items()
@@ -141,7 +142,8 @@ def _ingest_one(file: FoundFile, prior: LedgerEntry | None, context_error: str |
             and not context_error:  # touched, not changed
         return FileOutcome(file.relpath, sha, len(data), file.mtime_ns, prior.format,
                            "unchanged", parser_version=prior.parser_version)
-    outcome = examine(SourceFile(file.relpath, data), context_error, limits.max_parse_seconds)
+    outcome = examine(SourceFile(file.relpath, data), context_error, limits.max_parse_seconds,
+                      check_rows=False)
     outcome.mtime_ns = file.mtime_ns
     return outcome
 

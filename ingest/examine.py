@@ -18,6 +18,7 @@ import polars as pl
 from ingest.validate import validate
 from parsers.base import FormatError, RowProblem, SourceFile
 from parsers.registry import detect
+from schemas.spec import Table
 
 DEFAULT_MAX_PARSE_SECONDS = 120.0
 
@@ -64,13 +65,16 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 
 def examine(src: SourceFile, context_error: str | None = None,
-            max_parse_seconds: float | None = DEFAULT_MAX_PARSE_SECONDS) -> FileOutcome:
-    """Detect, parse and validate one file in memory: what ingestion would do with it."""
+            max_parse_seconds: float | None = DEFAULT_MAX_PARSE_SECONDS,
+            check_rows: bool = True) -> FileOutcome:
+    """Detect, parse and validate one file in memory: what ingestion would do with it.
+    With check_rows=False the rows are left for the caller to validate in bulk
+    (`validate_in_bulk`), which is far cheaper than one pandera call per file."""
     sha = hashlib.sha256(src.data).hexdigest()
     outcome = FileOutcome(src.relpath, sha, len(src.data), None, None, "rejected")
     try:
         with time_limit(max_parse_seconds):
-            return _examine(src, sha, outcome, context_error)
+            return _examine(src, sha, outcome, context_error, check_rows)
     except ParseTimeout:
         outcome.rows, outcome.problems = {}, []
         outcome.error = (f"{outcome.format or 'detection'}: gave up after "
@@ -84,7 +88,7 @@ def examine(src: SourceFile, context_error: str | None = None,
 
 
 def _examine(src: SourceFile, sha: str, outcome: FileOutcome,
-             context_error: str | None) -> FileOutcome:
+             context_error: str | None, check_rows: bool) -> FileOutcome:
     detection = detect(src)
     outcome.format = detection.format
     if detection.ignored_reason:
@@ -106,15 +110,63 @@ def _examine(src: SourceFile, sha: str, outcome: FileOutcome,
     outcome.problems = list(parsed.problems)
     for key, rows in parsed.tables.items():
         rows = rows.with_columns(source_file=pl.lit(src.relpath), file_sha256=pl.lit(sha))
-        good, problems = validate(tables[key], rows)
-        outcome.problems += problems
-        if good.height:
-            outcome.rows[key] = good
+        if check_rows:
+            rows, problems = validate(tables[key], rows)
+            outcome.problems += problems
+        if rows.height:
+            outcome.rows[key] = rows
+    return settle(outcome)
+
+
+def settle(outcome: FileOutcome) -> FileOutcome:
+    """loaded when rows are left, else rejected with the first reason."""
     if outcome.rows:
-        outcome.status = "loaded"
+        outcome.status, outcome.error = "loaded", None
     else:
         first = outcome.problems[0].reason if outcome.problems else "the file holds no rows"
-        outcome.error = f"{detection.parser.format}: no row could be loaded ({first})"
+        outcome.status = "rejected"
+        outcome.error = f"{outcome.format}: no row could be loaded ({first})"
     return outcome
+
+
+def validate_in_bulk(outcomes: list[FileOutcome], tables: dict[str, Table]) -> None:
+    """Validate each table's rows of all files in one pandera call, then give every file
+    back its good rows and its problems; a file left with no rows is rejected."""
+    touched: list[FileOutcome] = []
+    for key, table in tables.items():
+        owners = [o for o in outcomes if key in o.rows]
+        if not owners:
+            continue
+        try:
+            good, problems = validate(table, pl.concat([o.rows[key] for o in owners],
+                                                       how="vertical_relaxed"))
+        except ValueError:  # a frame-level failure: find the culprit file by file
+            for owner in owners:
+                _validate_one(owner, table)
+            touched += owners
+            continue
+        if not problems:
+            continue
+        by_file = good.partition_by("source_file", as_dict=True, include_key=True)
+        for owner in owners:
+            owner.rows[key] = by_file.get((owner.relpath,), table.empty_frame())
+            owner.problems += [p for p in problems if p.source_file == owner.relpath]
+            if owner.rows[key].is_empty():
+                del owner.rows[key]
+        touched += owners
+    for owner in touched:
+        settle(owner)
+
+
+def _validate_one(owner: FileOutcome, table: Table) -> None:
+    try:
+        owner.rows[table.key], problems = validate(table, owner.rows[table.key])
+        owner.problems += problems
+    except ValueError as exc:
+        owner.rows.clear()
+        owner.problems.append(RowProblem("file", f"rows do not fit {table.key}: {exc}",
+                                         table.key))
+    if table.key in owner.rows and owner.rows[table.key].is_empty():
+        del owner.rows[table.key]
 
 

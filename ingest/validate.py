@@ -36,11 +36,11 @@ def validate(table: Table, rows: pl.DataFrame) -> tuple[pl.DataFrame, list[RowPr
             f"{case['column']}={case['failure_case']} fails {case['check']}"
         )
     bad = sorted(reasons)
-    problems = [
-        RowProblem(_location(rows, i), "; ".join(reasons[i]), table.key,
-                   json.dumps(rows.row(i, named=True), default=str))
-        for i in bad
-    ]
+    problems = []
+    for i in bad:
+        row = rows.row(i, named=True)
+        problems.append(RowProblem(_location(rows, i), "; ".join(reasons[i]), table.key,
+                                   json.dumps(row, default=str), row.get("source_file")))
     keep = rows.with_row_index("_i").filter(~pl.col("_i").is_in(bad)).drop("_i")
     return keep, problems
 

@@ -35,6 +35,14 @@ class SourceFile:
         """The start of the file as text, leniently decoded: for sniffing only."""
         return _decode(self.data[:size], errors="replace")
 
+    def might_contain(self, *tokens: str) -> bool:
+        """Cheap test before decoding a large head: a byte search, except for UTF-16 files,
+        whose bytes never hold the ASCII tokens."""
+        if self.data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            text = _decode(self.data, errors="replace")
+            return any(token in text for token in tokens)
+        return any(token.encode() in self.data for token in tokens)
+
     def text(self) -> str:
         """The whole file as text. Undecodable bytes are a rejection, not a guess."""
         try:
@@ -60,6 +68,7 @@ class RowProblem:
     reason: str
     table: str | None = None
     row_values: str | None = None
+    source_file: str | None = None  # set when rows of several files are validated together
 
 
 @dataclass

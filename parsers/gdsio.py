@@ -56,7 +56,7 @@ class Gdsio:
     tables = (GDSIO_RESULTS,)
 
     def sniff(self, src: SourceFile) -> bool:
-        if b"IoType:" not in src.data and b"gdsio" not in src.data:
+        if not src.might_contain("IoType:", "gdsio"):
             return False
         text = src.head(_SNIFF_BYTES)
         if _SNIFF_RESULT.search(text):

@@ -18,6 +18,7 @@ from ingest.run_context import ContextError, ContextResolver
 from ingest.store import Store, connect
 from parsers.base import SourceFile
 from pipelines import cli_analyst
+from reports.paths import report_path
 from schemas.ledger import INGESTED_FILES
 from schemas.sizing import CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, PERCENTILES
 from transforms.sizing.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
@@ -152,6 +153,7 @@ def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path,
         print(f"  {row['table_name']}: {row['rows']} rows")
     _print_plans(store)
     print(f"Warehouse: {warehouse}")
+    print(f"Report: {report_path(warehouse)}")
 
 
 def _print_plans(store: Store) -> None:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import core, raw, sizing, sizing_checks, storage, storage_checks, training
+from assets import (
+    core,
+    raw,
+    reports,
+    sizing,
+    sizing_checks,
+    storage,
+    storage_checks,
+    training,
+)
 from assets.resources import SizingRules, Warehouse
 from pipelines.automation import INGEST_JOB, daily_ingest_schedule, raw_files_sensor
 
@@ -17,7 +26,7 @@ ingest_job = dg.define_asset_job(
 )
 
 defs = dg.Definitions(
-    assets=dg.load_assets_from_modules([raw, core, training, storage, sizing]),
+    assets=dg.load_assets_from_modules([raw, core, training, storage, sizing, reports]),
     asset_checks=dg.load_asset_checks_from_modules(
         [raw, core, training, storage_checks, sizing_checks]),
     jobs=[ingest_job],

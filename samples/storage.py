@@ -34,7 +34,7 @@ def _latency_ns(iops: float, jobs: int) -> dict:
             "percentile": {k: int(mean * v) for k, v in percentiles.items()}}
 
 
-def _direction(bandwidth: float, block: int, jobs: int) -> dict:
+def fio_direction(bandwidth: float, block: int, jobs: int) -> dict:
     iops = bandwidth / block
     io_bytes = int(bandwidth * RUNTIME_MS / 1000)
     clat = _latency_ns(iops, jobs)
@@ -50,9 +50,9 @@ def _idle() -> dict:
             "total_ios": 0, "short_ios": 0, "drop_ios": 0}
 
 
-def _job(name: str, rw: str, block: int, jobs: int, bandwidth: float) -> dict:
+def fio_job(name: str, rw: str, block: int, jobs: int, bandwidth: float) -> dict:
     direction = "write" if "write" in rw else "read"
-    sides = {d: (_direction(bandwidth, block, jobs) if d == direction else _idle())
+    sides = {d: (fio_direction(bandwidth, block, jobs) if d == direction else _idle())
              for d in ("read", "write", "trim")}
     return {"jobname": name, "groupid": 0, "error": 0, "eta": 0, "elapsed": 61,
             "job options": {"name": name, "rw": rw, "bs": f"{block // KIB}k",
@@ -93,9 +93,9 @@ def storage_files() -> dict[str, str]:
         "storage/nvme-raid0/gdsio-write-w8.log": gdsio_log("WRITE", 1, 8, 12.6),
     }
     for direction, (peak, bend) in SEQUENTIAL.items():
-        jobs = tuple(_job(f"seq{direction}-1m-j{j}", direction, MIB, j,
+        jobs = tuple(fio_job(f"seq{direction}-1m-j{j}", direction, MIB, j,
                           saturating(peak, bend, j)) for j in JOBS)
         files[f"storage/vast-01/fio-seq{direction}-1m.json"] = fio_json(jobs)
     files["storage/vast-01/fio-randread-4k.json"] = fio_json((
-        _job("randread-4k-j16", "randread", 4 * KIB, 16, RANDOM_4K_IOPS * 4 * KIB),))
+        fio_job("randread-4k-j16", "randread", 4 * KIB, 16, RANDOM_4K_IOPS * 4 * KIB),))
     return files

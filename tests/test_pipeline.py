@@ -39,10 +39,11 @@ def test_asset_graph_snapshot():
     graph = defs.resolve_asset_graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
     assert keys == ({f"raw/{n}" for n in RAW} | {f"core/{n}" for n in CORE}
-                    | {f"sizing/{n}" for n in SIZING})
+                    | {f"sizing/{n}" for n in SIZING} | {"reports/sizing_report"})
     groups = {k.to_user_string(): graph.get(k).group_name for k in graph.get_all_asset_keys()}
     assert {g for k, g in groups.items() if k.startswith("raw/")} == {"raw"}
     assert {groups[f"core/{n}"] for n in CORE} == {"core"}
+    assert groups["reports/sizing_report"] == "reports"
     assert {groups[f"sizing/{n}"] for n in SIZING} == {"sizing"}
     core_deps = {k.to_user_string()
                  for k in graph.get(dg.AssetKey(["core", "inference_measurements"])).parent_keys}

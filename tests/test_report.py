@@ -10,9 +10,10 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from assets.reports import REPORT_KEY, sizing_report
+from assets.reports import REPORT_KEY
 from ingest.store import Store, connect
 from pipelines.cli import main
+from pipelines.definitions import defs
 from reports.html import esc
 from reports.paths import report_path
 from reports.report import render, write_report
@@ -41,23 +42,12 @@ PLOT = re.compile(r'<svg class="plot" data-plot="([^"]+)" data-points="(\d+)" '
                   r'data-series="(\d+)"')
 
 
-def job_definitions() -> dg.Definitions:
-    """The project's definitions, with the report asset added if they lack it."""
-    from pipelines.definitions import defs
-
-    if REPORT_KEY in defs.resolve_asset_graph().get_all_asset_keys():
-        return defs
-    return dg.Definitions(assets=[*defs.assets, sizing_report], asset_checks=defs.asset_checks,
-                          jobs=defs.jobs, resources=defs.resources,
-                          executor=dg.in_process_executor)
-
-
 def build(root: Path) -> tuple[Path, dg.ExecuteInProcessResult]:
     raw = root / "raw"
     generate.write(raw)
     generate.write(raw, HOSTILE)
     warehouse = root / "wh" / "lab.duckdb"
-    result = job_definitions().resolve_job_def("ingest").execute_in_process(
+    result = defs.resolve_job_def("ingest").execute_in_process(
         run_config={"resources": {"warehouse": {"config": {"raw_dir": str(raw),
                                                            "path": str(warehouse)}}}},
         instance=dg.DagsterInstance.ephemeral())

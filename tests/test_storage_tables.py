@@ -27,7 +27,7 @@ from ingest.engine import ingest
 from ingest.store import Store, connect
 from parsers import registry
 from parsers.reference_storage import CheckpointBytesCsv, DatasetsCsv
-from samples.storage import KIB, MIB, _direction, _job, fio_json, gdsio_log
+from samples.storage import KIB, MIB, fio_direction, fio_job, fio_json, gdsio_log
 from tests.conftest import CORPUS, PROJECT, text_file
 from transforms.storage import (
     build_checkpoint_write,
@@ -70,8 +70,8 @@ def _failed(job: dict) -> dict:
 
 
 def _mixed(name: str, read_bw: float, write_bw: float) -> dict:
-    job = _job(name, "randrw", 4 * KIB, 1, read_bw)
-    return {**job, "write": _direction(write_bw, 4 * KIB, 1)}
+    job = fio_job(name, "randrw", 4 * KIB, 1, read_bw)
+    return {**job, "write": fio_direction(write_bw, 4 * KIB, 1)}
 
 
 def storage_sample() -> dict[str, str]:
@@ -85,17 +85,17 @@ def storage_sample() -> dict[str, str]:
     return {
         "storage/nfs-a/run.yaml": "storage_system: nfs-a\nnetwork: 200G-IB\n",
         "storage/nfs-a/seqread.json": fio_json(tuple(
-            _job(f"seqread-j{j}", "read", MIB, j, bw) for j, bw in ((1, 4e9), (2, 7e9),
+            fio_job(f"seqread-j{j}", "read", MIB, j, bw) for j, bw in ((1, 4e9), (2, 7e9),
                                                                     (8, 10e9)))),
         "storage/nfs-a/clones.json": _without_group_reporting(fio_json(tuple(
-            _job("clone", "read", MIB, 4, 2e9) for _ in range(4)))),
-        "storage/nfs-a/seqwrite.json": fio_json((_job("seqwrite-j4", "write", MIB, 4, 5e9),)),
-        "storage/nfs-a/failed.json": fio_json((_failed(_job("broken", "read", MIB, 16, 50e9)),)),
+            fio_job("clone", "read", MIB, 4, 2e9) for _ in range(4)))),
+        "storage/nfs-a/seqwrite.json": fio_json((fio_job("seqwrite-j4", "write", MIB, 4, 5e9),)),
+        "storage/nfs-a/failed.json": fio_json((_failed(fio_job("broken", "read", MIB, 16, 50e9)),)),
         "storage/nfs-a/mixed.json": fio_json((_mixed("randrw", 1e8, 5e7),)),
         "storage/nvme-b/run.yaml": "storage_system: nvme-b\n",
         "storage/nvme-b/gdsio-read.log": gdsio_log("READ", 0, 8, 20.0),
         "storage/nvme-b/gdsio-write-verify.log": verify,
-        "unlabelled/seqread.json": fio_json((_job("fast", "read", MIB, 4, 99e9),)),
+        "unlabelled/seqread.json": fio_json((fio_job("fast", "read", MIB, 4, 99e9),)),
         "reference/models.csv": "model,parameters_billions,precision\nm7b,7,bf16\nm1b,1,bf16\n",
         "reference/checkpoint_bytes.csv": "model,bytes_per_parameter\nm1b,2\n",
         "reference/datasets.csv": "dataset,avg_sample_bytes\nimagenet,100000\n",

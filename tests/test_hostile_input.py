@@ -1,0 +1,121 @@
+"""Property tests: whatever the bytes, one file ends as loaded rows, ignored or rejected with
+a reason; never an unhandled exception, never a hang (the parse time limit holds)."""
+
+from __future__ import annotations
+
+import codecs
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ingest.examine import examine
+from parsers.base import SourceFile
+from tests.conftest import CORPUS
+
+# one real file per parser family (small ones: every example parses it again)
+SEEDS = (
+    "model_analyzer/triton-inference-server__model_analyzer/golden-head-multi-model/"
+    "golden-metrics-model-inference.csv",
+    "model_analyzer/triton-inference-server__model_analyzer/golden-2022-05-single-model/0.ckpt",
+    "perf_analyzer/triton-inference-server__model_analyzer/errant-commit-2023-08/"
+    "add_sub-results.csv",
+    "genai_perf/NVIDIA__cloudai/doc-ai_dynamo-2025-07/profile_export_genai_perf.csv",
+    "genai_perf/triton-inference-server__perf_analyzer__issue-298/"
+    "profile_export_genai_perf.streaming.json",
+    "tf_cnn_benchmarks/lambdal__lambda-tensorflow-benchmark/logs/7742-1xA100-SXM4-40GB_TF2_3."
+    "logs/real-replicated-fp16-1gpus/resnet50-448/throughput/1",
+    "fio/GoogleCloudPlatform__PerfKitBenchmarker/tests/data/fio/fio-parser-sample-result.json",
+    "gdsio/developer-onizuka__gpudirect_storage/result.txt",
+    "elbencho/glennklockwood__elbencho-test/results.cgpu/elbencho-scaling/2799486/"
+    "bw-direct.08threads.2799486.csv",
+    "mlperf_storage/mlcommons__storage_results_v1.0/Closed/DDN/results/"
+    "AI400X2T_24x14TiB_nvme_8xNDR200_18clients/unet3d-h100/runs/run1/c008/summary.json",
+)
+OUTCOMES = {"loaded", "rejected", "ignored"}
+PROPERTY = settings(max_examples=12, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def seed(relpath: str) -> bytes:
+    path = CORPUS / relpath
+    if not path.is_file():
+        pytest.skip("corpus not present")
+    return path.read_bytes()
+
+
+def outcome_of(relpath: str, data: bytes):
+    outcome = examine(SourceFile(relpath, data), max_parse_seconds=20)
+    assert outcome.status in OUTCOMES
+    if outcome.status != "loaded":
+        assert outcome.error  # a reason a person can read
+    return outcome
+
+
+@PROPERTY
+@given(st.binary(max_size=4096))
+def test_random_bytes(data):
+    outcome_of("random.bin", data)
+
+
+@pytest.mark.parametrize("relpath", SEEDS)
+@PROPERTY
+@given(cut=st.floats(0.0, 1.0))
+def test_truncated(relpath, cut):
+    data = seed(relpath)
+    outcome_of(relpath, data[: int(len(data) * cut)])
+
+
+@pytest.mark.parametrize("relpath", SEEDS)
+@PROPERTY
+@given(flips=st.lists(st.tuples(st.floats(0.0, 0.999), st.integers(0, 255)), max_size=8))
+def test_bytes_flipped(relpath, flips):
+    data = bytearray(seed(relpath))
+    for where, value in flips:
+        data[int(where * len(data))] = value
+    outcome_of(relpath, bytes(data))
+
+
+@pytest.mark.parametrize("relpath", SEEDS)
+@PROPERTY
+@given(st.randoms(use_true_random=False), st.booleans())
+def test_lines_shuffled_or_duplicated(relpath, rnd, duplicate):
+    lines = seed(relpath).splitlines(keepends=True)
+    if duplicate:
+        lines = [ln for ln in lines for _ in range(rnd.choice((1, 2)))]
+    else:
+        rnd.shuffle(lines)
+    outcome_of(relpath, b"".join(lines))
+
+
+ENCODINGS = {
+    "utf-16": lambda t: t.encode("utf-16"),
+    "utf-8 BOM": lambda t: codecs.BOM_UTF8 + t.encode("utf-8"),
+    "CRLF": lambda t: t.replace("\n", "\r\n").encode("utf-8"),
+    "latin-1": lambda t: t.encode("latin-1", errors="replace"),
+}
+
+
+@pytest.mark.parametrize("relpath", SEEDS)
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_reencoded(relpath, encoding):
+    text = seed(relpath).decode("utf-8", errors="replace")
+    outcome = outcome_of(relpath, ENCODINGS[encoding](text))
+    if encoding in ("utf-16", "utf-8 BOM", "CRLF"):
+        # text that only changed its encoding or line ends still loads
+        assert outcome.status == "loaded", outcome.error
+
+
+def test_a_parser_that_hangs_is_stopped_with_a_reason(monkeypatch):
+    from parsers.perf_analyzer_csv import PerfAnalyzerCsv
+
+    def forever(self, src):
+        while True:
+            pass
+
+    monkeypatch.setattr(PerfAnalyzerCsv, "parse", forever)
+    outcome = examine(SourceFile("pa.csv", b"Concurrency,Inferences/Second\n1,2\n"),
+                      max_parse_seconds=0.5)
+    assert outcome.status == "rejected"
+    assert outcome.error == ("perf_analyzer_csv: gave up after 0.5 s "
+                             "(SIZING_MAX_PARSE_SECONDS)")
