@@ -20,3 +20,18 @@ def corpus_file(relpath: str) -> SourceFile:
 
 def text_file(relpath: str, content: str) -> SourceFile:
     return SourceFile(relpath=relpath, data=content.encode())
+
+
+def only(df, **where):
+    """The one row of `df` matching every column=value given."""
+    for column, value in where.items():
+        df = df.filter(df[column] == value)
+    assert df.height == 1
+    return df.row(0, named=True)
+
+
+def parsed_rows(parser, relpath: str, table: str):
+    """A corpus file's rows for `table`, asserting no row was held back."""
+    result = parser.parse(corpus_file(relpath))
+    assert result.problems == []
+    return result.tables[table]

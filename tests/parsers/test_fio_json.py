@@ -8,7 +8,7 @@ import pytest
 
 from parsers.base import FormatError
 from parsers.fio_json import FioJson
-from tests.conftest import corpus_file, text_file
+from tests.conftest import corpus_file, only, parsed_rows, text_file
 
 TABLE = "raw.fio_jobs"
 PKB = "fio/GoogleCloudPlatform__PerfKitBenchmarker/tests/data/fio/"
@@ -17,16 +17,7 @@ BRAHIAM = "fio/BrahiamAcosta__SO-Kernel-trace-extraction/"
 
 
 def parsed(relpath: str):
-    result = FioJson().parse(corpus_file(relpath))
-    assert result.problems == []
-    return result.tables[TABLE]
-
-
-def only(df, **where):
-    for column, value in where.items():
-        df = df.filter(df[column] == value)
-    assert df.height == 1
-    return df.row(0, named=True)
+    return parsed_rows(FioJson(), relpath, TABLE)
 
 
 # ---- corpus --------------------------------------------------------------------------------

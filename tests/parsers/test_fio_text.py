@@ -9,23 +9,14 @@ import pytest
 
 from parsers.base import FormatError
 from parsers.fio_text import FioText
-from tests.conftest import corpus_file, text_file
+from tests.conftest import corpus_file, only, parsed_rows, text_file
 
 TABLE = "raw.fio_jobs"
 MiB, GiB = 1 << 20, 1 << 30
 
 
 def parsed(relpath: str):
-    result = FioText().parse(corpus_file(relpath))
-    assert result.problems == []
-    return result.tables[TABLE]
-
-
-def only(df, **where):
-    for column, value in where.items():
-        df = df.filter(df[column] == value)
-    assert df.height == 1
-    return df.row(0, named=True)
+    return parsed_rows(FioText(), relpath, TABLE)
 
 
 # ---- corpus --------------------------------------------------------------------------------
