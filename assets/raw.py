@@ -1,5 +1,9 @@
 """The raw layer: one pass over the raw root writes every raw table."""
 
+import logging
+import sys
+import time
+
 import dagster as dg
 
 from assets.metadata import table_metadata
@@ -11,25 +15,47 @@ from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
 
 RAW_TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT, *data_tables())
 RAW_KEYS = {t.key: dg.AssetKey([t.schema, t.name]) for t in RAW_TABLES}
+# Always materialized; the others only when some file's rows changed. Dagster skips every
+# derived asset downstream of a table that was not materialized, so a run that finds
+# nothing new costs the scan and the bookkeeping, not a rebuild of the warehouse.
+BOOKKEEPING = (INGESTED_FILES, INGESTION_RUNS)
+
+
+class Progress:
+    """Files done of all, and the rate: in the run's log and, on a terminal, one line."""
+
+    def __init__(self, log: logging.Logger | dg.DagsterLogManager):
+        self.log, self.started = log, time.monotonic()
+
+    def __call__(self, done: int, total: int) -> None:
+        rate = done / max(time.monotonic() - self.started, 1e-9)
+        line = f"examined {done:,} of {total:,} files ({rate:,.0f} files/s)"
+        self.log.info(line)
+        if sys.stderr.isatty():
+            print(f"\r{line}", end="\n" if done == total else "", file=sys.stderr, flush=True)
 
 
 @dg.multi_asset(
     name="ingest_raw_files",
     specs=[dg.AssetSpec(RAW_KEYS[t.key], group_name="raw", description=t.description,
-                        kinds={"duckdb"}) for t in RAW_TABLES],
+                        kinds={"duckdb"}, skippable=t not in BOOKKEEPING) for t in RAW_TABLES],
     description="Discover every file under the raw root, detect its format from content, "
                 "parse, validate and load it; unchanged files are skipped.",
 )
 def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
     with warehouse.writer() as store:
-        report = ingest(store, warehouse.raw_root(), context.run_id, warehouse.limits())
+        report = ingest(store, warehouse.raw_root(), context.run_id, warehouse.limits(),
+                        progress=Progress(context.log))
         counts = report.counts()
         context.log.info(
             f"{len(report.outcomes)} files: " + ", ".join(f"{n} {s}" for s, n in counts.items())
         )
         if counts["rejected"]:
             context.log.warning(f"{counts['rejected']} files rejected: see raw.quarantine")
-        for table in RAW_TABLES:
+        if not report.data_changed:
+            context.log.info("no file's rows changed and the code is the same: derived "
+                             "tables are kept as they are")
+        for table in RAW_TABLES if report.data_changed else BOOKKEEPING:
             metadata = table_metadata(store, table)
             if table is INGESTED_FILES:
                 metadata.update({f"files_{s}": dg.MetadataValue.int(n)

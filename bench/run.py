@@ -51,6 +51,8 @@ def archive_size(raw: Path) -> tuple[int, int]:
 
 def cold(raw: Path, work: Path, label: str) -> dict:
     warehouse = work / f"{label}.duckdb"
+    for leftover in work.glob(f"{label}.duckdb*"):
+        leftover.unlink()  # cold means from nothing
     result = ingest(raw, warehouse)
     files, size = archive_size(raw)
     result.update(files=files, mb=round(size / 1e6, 1),
@@ -102,7 +104,7 @@ def run(files: int, sizes: list[int], work: Path) -> dict:
         grown = work / f"archive-{size}"
         if not grown.exists():
             write_archive(grown, size, corpus)
-        result = cold(grown, work, f"cold-{size}")
+        result = cold(grown, work, f"growth-{size}")
         result.pop("warehouse")
         report["growth"].append({"target_files": size, **result})
         if grown != raw:

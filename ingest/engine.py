@@ -13,6 +13,7 @@ import datetime as dt
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import polars as pl
 from ingest import faults, path_conventions
 from ingest.discovery import FoundFile, discover
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine, validate_in_bulk
+from ingest.fingerprint import code_fingerprint
 from ingest.run_context import (
     CONTEXT_FILE_NAMES,
     PATH_CONVENTIONS_FILE,
@@ -32,6 +34,7 @@ from parsers.base import SourceFile
 from parsers.registry import BY_FORMAT, data_tables
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
+from schemas.spec import Table
 
 RUN_CONTEXT_FORMAT = "run_context"
 PATH_CONVENTIONS_FORMAT = "path_conventions"
@@ -45,6 +48,8 @@ class IngestReport:
     outcomes: list[FileOutcome]
     started_at: dt.datetime
     finished_at: dt.datetime | None = None
+
+    data_changed: bool = True
 
     def counts(self) -> Counter[str]:
         return Counter(o.status for o in self.outcomes)
@@ -63,11 +68,17 @@ class Limits:
     purge_missing: bool = False
 
 
-def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits()) -> IngestReport:
+Progress = Callable[[int, int], None]  # (files done, files in all)
+CHUNK_FILES = 1000  # files parsed, validated and written together
+
+
+def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
+           progress: Progress | None = None) -> IngestReport:
     started = _now()
     tables = data_tables()
     recreated = store.ensure([*tables, INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT])
     previous = store.ledger()
+    kept = _kept_ledger(store)
     stale_formats = {fmt for fmt, p in BY_FORMAT.items()
                      if any(t.key in recreated for t in p.tables)}
     found = discover(raw_root)
@@ -79,22 +90,32 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits())
                                 if p != PATH_CONVENTIONS_FILE}, conventions)
     errors = {**contexts.errors, PATH_CONVENTIONS_FILE: conventions_error}
     outcomes: list[FileOutcome] = []
-    for file in found:
-        if file.relpath in context_files:
-            outcomes.append(_context_file(file, context_files[file.relpath],
-                                          errors.get(file.relpath),
-                                          previous.get(file.relpath)))
-            continue
-        context_error = _context_error(contexts, file.relpath)
-        prior = previous.get(file.relpath)
-        outcomes.append(_ingest_one(file, prior, context_error, stale_formats, limits))
-    validate_in_bulk(outcomes, {t.key: t for t in tables})
-    faults.checkpoint("after-parse")
-    seen = {f.relpath for f in found}
-    outcomes += [_missing(entry, limits.purge_missing) for path, entry in previous.items()
-                 if path not in seen]
-    report = IngestReport(run_id, raw_root.resolve(), outcomes, started)
-    _write(store, report, previous, contexts, tables)
+    with store.transaction():  # one run, one commit: readers never see part of it
+        for start in range(0, len(found), CHUNK_FILES):
+            chunk = []
+            for file in found[start:start + CHUNK_FILES]:
+                prior = previous.get(file.relpath)
+                if file.relpath in context_files:
+                    chunk.append(_context_file(file, context_files[file.relpath],
+                                               errors.get(file.relpath), prior))
+                else:
+                    chunk.append(_ingest_one(file, prior, _context_error(contexts, file.relpath),
+                                             stale_formats, limits))
+            validate_in_bulk(chunk, {t.key: t for t in tables})
+            _write_rows(store, chunk, tables)  # and let go of them: memory stays bounded
+            outcomes += chunk
+            if progress:
+                progress(len(outcomes), len(found))
+        faults.checkpoint("after-parse")
+        seen = {f.relpath for f in found}
+        missing = [_missing(entry, limits.purge_missing) for path, entry in previous.items()
+                   if path not in seen]
+        _write_rows(store, missing, tables)
+        report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started)
+        report.data_changed = bool(recreated) or _code_changed(store) or any(
+            _changed(o, previous.get(o.relpath)) for o in report.outcomes)
+        _write_bookkeeping(store, report, kept, contexts)
+        faults.checkpoint("before-commit")
     return report
 
 
@@ -148,6 +169,20 @@ def _ingest_one(file: FoundFile, prior: LedgerEntry | None, context_error: str |
     return outcome
 
 
+def _changed(outcome: FileOutcome, prior: LedgerEntry | None) -> bool:
+    """Whether this outcome changes any row: a file rejected again, as it was, does not."""
+    if outcome.status in ("loaded", "purged"):
+        return True
+    return outcome.status == "rejected" and not (
+        prior is not None and prior.status == "rejected" and prior.sha256 == outcome.sha256)
+
+
+def _code_changed(store: Store) -> bool:
+    last = store.query(f"SELECT code_fingerprint FROM {INGESTION_RUNS.qualified} "
+                       "ORDER BY started_at DESC LIMIT 1")
+    return last.is_empty() or last["code_fingerprint"][0] != code_fingerprint()
+
+
 def _same_file(prior: LedgerEntry, file: FoundFile) -> bool:
     return prior.size_bytes == file.size_bytes and prior.mtime_ns == file.mtime_ns
 
@@ -177,29 +212,33 @@ def _missing(entry: LedgerEntry, purge: bool) -> FileOutcome:
                        "`sizing ingest --purge-missing`", entry.parser_version)
 
 
-def _write(store: Store, report: IngestReport, previous: dict[str, LedgerEntry],
-           contexts: ContextResolver, tables: list) -> None:
-    by_key = {t.key: t for t in tables}
-    rewritten = [o.relpath for o in report.outcomes
+def _kept_ledger(store: Store) -> dict[str, dict]:
+    kept = store.query(f"SELECT path, rows_loaded, rows_quarantined, ingested_at, run_id "
+                       f"FROM {INGESTED_FILES.qualified}")
+    return {r["path"]: r for r in kept.iter_rows(named=True)}
+
+
+def _write_rows(store: Store, outcomes: list[FileOutcome], tables: list[Table]) -> None:
+    """Replace the rows of the files these outcomes rewrote, then drop the frames."""
+    rewritten = [o.relpath for o in outcomes
                  if o.status in ("loaded", "rejected", "ignored", "purged")]
-    kept = store.query(
-        f"SELECT path, rows_loaded, rows_quarantined, ingested_at, run_id "
-        f"FROM {INGESTED_FILES.qualified}"
-    )
-    kept_by_path = {r["path"]: r for r in kept.iter_rows(named=True)}
+    store.delete_files(tables, rewritten)
+    store.delete_files([QUARANTINE], rewritten)
+    for table in tables:
+        frames = [o.rows[table.key] for o in outcomes if table.key in o.rows]
+        if frames:
+            store.insert(table, pl.concat(frames, how="vertical"))
+    for o in outcomes:
+        o.release_rows()
+
+
+def _write_bookkeeping(store: Store, report: IngestReport, kept: dict[str, dict],
+                       contexts: ContextResolver) -> None:
     report.finished_at = _now()
-    with store.transaction():
-        store.delete_files(tables, rewritten)
-        store.delete_files([QUARANTINE], rewritten)
-        for key in by_key:
-            frames = [o.rows[key] for o in report.outcomes if key in o.rows]
-            if frames:
-                store.insert(by_key[key], pl.concat(frames, how="vertical"))
-        store.insert(QUARANTINE, _quarantine_rows(report))
-        store.replace_all(INGESTED_FILES, _ledger_rows(report, kept_by_path))
-        store.replace_all(FILE_CONTEXT, _context_rows(report, contexts))
-        store.insert(INGESTION_RUNS, _run_row(report))
-        faults.checkpoint("before-commit")
+    store.insert(QUARANTINE, _quarantine_rows(report))
+    store.replace_all(INGESTED_FILES, _ledger_rows(report, kept))
+    store.replace_all(FILE_CONTEXT, _context_rows(report, contexts))
+    store.insert(INGESTION_RUNS, _run_row(report))
 
 
 def _quarantine_rows(report: IngestReport) -> pl.DataFrame:
@@ -261,6 +300,7 @@ def _run_row(report: IngestReport) -> pl.DataFrame:
         "files_loaded": counts["loaded"], "files_unchanged": counts["unchanged"],
         "files_rejected": counts["rejected"], "files_ignored": counts["ignored"],
         "files_removed": counts["missing"] + counts["purged"],
+        "data_changed": report.data_changed, "code_fingerprint": code_fingerprint(),
     }]))
 
 

@@ -35,10 +35,15 @@ class FileOutcome:
     parser_version: int | None = None
     rows: dict[str, pl.DataFrame] = field(default_factory=dict)
     problems: list[RowProblem] = field(default_factory=list)
+    written_rows: int = 0  # rows already written and released
 
     @property
     def rows_loaded(self) -> int:
-        return sum(f.height for f in self.rows.values())
+        return self.written_rows + sum(f.height for f in self.rows.values())
+
+    def release_rows(self) -> None:
+        self.written_rows = self.rows_loaded
+        self.rows = {}
 
 
 class ParseTimeout(BaseException):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from schemas.spec import Column, Table, integer, text
+from schemas.spec import Column, Table, flag, integer, text
 
 STATUSES = ("loaded", "unchanged", "rejected", "ignored", "missing")
 
@@ -66,8 +66,11 @@ INGESTION_RUNS = Table(
                 nullable=False),
         integer("files_rejected", "Files rejected this run.", nullable=False),
         integer("files_ignored", "Files recognised as not a result.", nullable=False),
-        integer("files_removed", "Files whose rows were removed because they left the raw root.",
+        integer("files_removed", "Files no longer under the raw root (rows kept, or purged).",
                 nullable=False),
+        flag("data_changed", "Whether any file's rows changed; when not (and the code is the "
+             "same), derived tables were kept as they were.", nullable=False),
+        text("code_fingerprint", "Fingerprint of the code that derives tables."),
     ),
     lineage=False,
 )

@@ -141,6 +141,24 @@ def test_job_twice_gives_identical_tables_and_flags_a_bad_file(paths):
     assert status == ("rejected",)
 
 
+def test_a_run_that_finds_nothing_new_keeps_the_derived_tables(paths):
+    raw, warehouse = paths
+    _run(raw, warehouse)
+    result = _run(raw, warehouse)
+    assert result.success
+    materialized = {e.materialization.asset_key.to_user_string()
+                    for e in result.get_asset_materialization_events()}
+    assert materialized == {"raw/ingested_files", "raw/ingestion_runs"}
+    skipped = {e.step_key for e in result.all_events if e.event_type_value == "STEP_SKIPPED"}
+    assert {"core__inference_measurements", "reports__sizing_report"} <= skipped
+    con = connect(warehouse, read_only=True)
+    runs = con.execute("SELECT data_changed FROM raw.ingestion_runs ORDER BY started_at"
+                       ).fetchall()
+    rows = con.execute("SELECT count(*) FROM core.inference_measurements").fetchone()
+    con.close()
+    assert runs == [(True,), (False,)] and rows == (67,)
+
+
 def test_sensor_requests_a_run_only_when_raw_files_change(tmp_path: Path):
     raw = tmp_path / "raw"
     generate.write(raw)

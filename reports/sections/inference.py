@@ -11,6 +11,8 @@ from reports.html import Col, Section, figure, grid, paragraph, table
 from reports.svg import Highlight, LineChart, Point, Rule, Series, compact, line_chart
 
 SWEEP = ("model", "config_variant", "batch_size", "gpu_model", "system")
+PAIR = ["model", "gpu_model"]
+MAX_CHARTS = 24  # the most measured model/GPU pairs; a lab's archive may hold thousands
 TO_ADD_SWEEP = ("Add a concurrency sweep (Model Analyzer results CSVs, perf_analyzer -f CSV or "
                 "GenAI-Perf exports) under raw/inference/<system>/, with a run.yaml naming "
                 "gpu_model and system.")
@@ -53,8 +55,19 @@ def inference(store: Store) -> Section:
         "(sizing.inference_optimal_concurrency: the smallest level reaching the knee fraction "
         "of the peak throughput within the SLO). Dashed red lines: p95 SLO limits within the "
         "plotted range."))
-    section.add(grid(_sweep_chart(model, gpu, frame, optima)
-                     for (model, gpu), frame in _by_model_and_gpu(levels)))
+    pairs = levels.partition_by(PAIR, as_dict=True)
+    optima_by_pair = optima.partition_by(PAIR, as_dict=True) if optima is not None \
+        and has_rows(optima) else {}
+    shown = sorted(sorted(pairs, key=lambda k: -pairs[k].height)[:MAX_CHARTS],
+                   key=lambda k: tuple(text(v, "") for v in k))
+    section.add(grid(_sweep_chart(model, gpu, pairs[(model, gpu)],
+                                  optima_by_pair.get((model, gpu)))
+                     for model, gpu in shown))
+    if len(pairs) > len(shown):
+        section.add(paragraph(
+            f"{len(pairs) - len(shown):,} more model and GPU pairs are not plotted (the "
+            f"{MAX_CHARTS} with the most measurements are); their optima are in the table "
+            "below and in sizing.inference_optimal_concurrency."))
     if has_rows(optima):
         section.add("<h3>Optimal concurrency per sweep and SLO policy</h3>", table(optima, [
             Col("model"), Col("gpu_model", "GPU"), Col("config_variant", "config"),
@@ -74,16 +87,6 @@ def inference(store: Store) -> Section:
     return section
 
 
-def _by_model_and_gpu(levels: pl.DataFrame) -> list[tuple[tuple[str, str], pl.DataFrame]]:
-    keys = levels.select("model", "gpu_model").unique().sort(["model", "gpu_model"],
-                                                             nulls_last=True)
-    out = []
-    for model, gpu in keys.iter_rows():
-        gpu_filter = pl.col("gpu_model").is_null() if gpu is None else pl.col("gpu_model") == gpu
-        out.append(((model, gpu), levels.filter((pl.col("model") == model) & gpu_filter)))
-    return out
-
-
 def _sweep_chart(model: str, gpu: str | None, levels: pl.DataFrame,
                  optima: pl.DataFrame | None) -> str:
     series = []
@@ -95,10 +98,8 @@ def _sweep_chart(model: str, gpu: str | None, levels: pl.DataFrame,
                   f"at p95 {compact(r['latency_p95_ms'])} ms", f"c{r['concurrency']}")
             for r in rows)))
     highlights, rules = [], {}
-    sweeps = {_sweep_key(r) for r in levels.to_dicts()}
-    if optima is not None:
-        found = [r for r in optima.to_dicts() if _sweep_key(r) in sweeps
-                 and r.get("optimal_concurrency") is not None]
+    if optima is not None:  # already this model and GPU's only
+        found = [r for r in optima.to_dicts() if r.get("optimal_concurrency") is not None]
         for rows in _groups(found, lambda r: (*_sweep_key(r), r["optimal_concurrency"])):
             first = rows[0]
             policies = ", ".join(text(r["slo_policy"]) for r in rows)
