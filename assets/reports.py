@@ -9,6 +9,7 @@ import dagster as dg
 from assets.raw import RAW_KEYS
 from assets.resources import Warehouse
 from assets.sizing import key
+from ingest.engine import mark_derived_complete
 from reports.checks import CheckOutcome
 from reports.paths import report_path
 from reports.report import write_report
@@ -44,6 +45,8 @@ def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
     out = report_path(warehouse.file())
     with warehouse.reader() as store:
         written = write_report(store, out, outcomes, source=str(warehouse.file()))
+    with warehouse.writer() as store:  # the report is the last derived asset of a run
+        mark_derived_complete(store, context.run_id)
     if written.missing:
         context.log.info("report sections without data yet: " + "; ".join(written.missing))
     return dg.MaterializeResult(metadata={

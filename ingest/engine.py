@@ -112,8 +112,9 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                    if path not in seen]
         _write_rows(store, missing, tables)
         report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started)
-        report.data_changed = bool(recreated) or _code_changed(store) or any(
-            _changed(o, previous.get(o.relpath)) for o in report.outcomes)
+        report.data_changed = bool(recreated) or _code_changed(store) \
+            or _rebuild_pending(store) \
+            or any(_changed(o, previous.get(o.relpath)) for o in report.outcomes)
         _write_bookkeeping(store, report, kept, contexts)
         faults.checkpoint("before-commit")
     return report
@@ -175,6 +176,19 @@ def _changed(outcome: FileOutcome, prior: LedgerEntry | None) -> bool:
         return True
     return outcome.status == "rejected" and not (
         prior is not None and prior.status == "rejected" and prior.sha256 == outcome.sha256)
+
+
+def _rebuild_pending(store: Store) -> bool:
+    """The last run that changed data died before its derived tables were all rebuilt."""
+    last = store.query(f"SELECT derived_complete FROM {INGESTION_RUNS.qualified} "
+                       "WHERE data_changed ORDER BY started_at DESC LIMIT 1")
+    return not last.is_empty() and not last["derived_complete"][0]
+
+
+def mark_derived_complete(store: Store, run_id: str) -> None:
+    """Called once the last derived asset (the report) of a data-changing run is written."""
+    store.con.execute(f"UPDATE {INGESTION_RUNS.qualified} SET derived_complete = true "
+                      "WHERE run_id = ? AND data_changed", [run_id])
 
 
 def _code_changed(store: Store) -> bool:
@@ -301,6 +315,7 @@ def _run_row(report: IngestReport) -> pl.DataFrame:
         "files_rejected": counts["rejected"], "files_ignored": counts["ignored"],
         "files_removed": counts["missing"] + counts["purged"],
         "data_changed": report.data_changed, "code_fingerprint": code_fingerprint(),
+        "derived_complete": False if report.data_changed else None,
     }]))
 
 

@@ -69,7 +69,10 @@ INGESTION_RUNS = Table(
         integer("files_removed", "Files no longer under the raw root (rows kept, or purged).",
                 nullable=False),
         flag("data_changed", "Whether any file's rows changed; when not (and the code is the "
-             "same), derived tables were kept as they were.", nullable=False),
+             "same, and the previous rebuild completed), derived tables were kept as they "
+             "were.", nullable=False),
+        flag("derived_complete", "For a run that changed data: whether every derived table "
+             "and the report were rebuilt (a crash in between makes the next run rebuild)."),
         text("code_fingerprint", "Fingerprint of the code that derives tables."),
     ),
     lineage=False,
