@@ -12,6 +12,7 @@ from ingest.store import connect
 from pipelines.automation import daily_ingest_schedule, raw_files_sensor
 from pipelines.definitions import defs
 from samples import generate
+from tests.conftest import CORPUS
 
 RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context",
        "model_analyzer_checkpoint", "model_analyzer_checkpoint_gpus",
@@ -181,3 +182,13 @@ def test_daily_schedule_runs_the_ingest_job():
     requests = list(daily_ingest_schedule.evaluate_tick(context).run_requests or [])
     assert len(requests) == 1
     assert defs.resolve_job_def("ingest").name == "ingest"
+
+
+def test_the_whole_corpus_goes_through_the_job(tmp_path: Path):
+    """Real exports of every tool, with their gaps (no p95, stale GPU tables, failed runs),
+    through every asset and check, the report included."""
+    if not CORPUS.is_dir():
+        pytest.skip("corpus not present")
+    result = _run(CORPUS, tmp_path / "corpus.duckdb")
+    assert result.success
+    assert (tmp_path / "reports" / "sizing-report.html").stat().st_size > 10_000

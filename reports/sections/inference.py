@@ -99,7 +99,10 @@ def _sweep_chart(model: str, gpu: str | None, levels: pl.DataFrame,
             for r in rows)))
     highlights, rules = [], {}
     if optima is not None:  # already this model and GPU's only
-        found = [r for r in optima.to_dicts() if r.get("optimal_concurrency") is not None]
+        # an optimum is plotted where the sweep has its point: p95 and throughput known
+        found = [r for r in optima.to_dicts() if r.get("optimal_concurrency") is not None
+                 and r.get("latency_p95_ms") is not None
+                 and r.get("throughput_per_s") is not None]
         for rows in _groups(found, lambda r: (*_sweep_key(r), r["optimal_concurrency"])):
             first = rows[0]
             policies = ", ".join(text(r["slo_policy"]) for r in rows)
