@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from schemas import metrics as m
-from schemas.gdsio import ACCESS, DIRECTION
+from schemas.metrics import ACCESS, DIRECTION
 from schemas.spec import NON_NEGATIVE, PERCENT, Column, Table, flag, integer, real, text
 
 

@@ -1,6 +1,6 @@
 """gdsio (NVIDIA GPUDirect Storage benchmark) result lines, one row per run.
 
-DIRECTION and ACCESS are shared with the other storage tables (elbencho) so that
+DIRECTION and ACCESS (schemas.metrics) are shared with the other storage tables so that
 `core.storage_measurements` can take them as they are.
 """
 
@@ -9,12 +9,9 @@ from __future__ import annotations
 import pandera.polars as pa
 
 from schemas import metrics as m
+from schemas.metrics import ACCESS, DIRECTION
 from schemas.spec import NON_NEGATIVE, Table, flag, integer, real, text
 
-DIRECTION = text("direction", "read, write or mixed; NULL for phases that move no data.",
-                 checks=(pa.Check.isin(["read", "write", "mixed"]),))
-ACCESS = text("access", "sequential or random offsets.",
-              checks=(pa.Check.isin(["sequential", "random"]),))
 STATUS = text("status", "ok for a printed result; failed when an error replaced it.",
               nullable=False, checks=(pa.Check.isin(["ok", "failed"]),))
 

@@ -14,7 +14,7 @@ import pandera.polars as pa
 
 from schemas import metrics as m
 from schemas.context import CONTEXT_COLUMNS, PRECISIONS, VIRTUALIZATION
-from schemas.gdsio import ACCESS, DIRECTION
+from schemas.metrics import ACCESS, DIRECTION
 from schemas.spec import NON_NEGATIVE, Table, flag, integer, real, text
 
 TOOLS = ("fio", "gdsio", "elbencho", "mlperf_storage")
