@@ -94,3 +94,12 @@ def write_archive(root: Path, files: int, corpus: Path | None, seed: int = 0) ->
     if corpus is not None:
         shutil.copytree(corpus, root / "corpus", dirs_exist_ok=True)
     return written
+
+
+def write_one_file(root: Path, seed: int) -> Path:
+    """Exactly one new result file (a perf_analyzer export), for the incremental run."""
+    [(relpath, text)] = _perf_analyzer(random.Random(seed), seed).items()
+    path = root / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.archive import write_archive
+from bench.archive import write_archive, write_one_file
 
 PROJECT = Path(__file__).resolve().parents[1]
 CORPUS = PROJECT.parent / "shared" / "corpus"
@@ -96,8 +96,7 @@ def run(files: int, sizes: list[int], work: Path) -> dict:
     warehouse = main_run.pop("warehouse")
     report["cold"] = main_run
     report["noop"] = ingest(raw, warehouse)
-    (raw / "new-run").mkdir(exist_ok=True)
-    write_archive(raw / "new-run", 1, None, seed=files + 1)
+    write_one_file(raw / "new-run", seed=files + 1)
     report["one_new_file"] = ingest(raw, warehouse)
     report["growth"] = []
     for size in sizes:
