@@ -11,10 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import yaml
 
-from ingest.path_conventions import PathConventions
+from ingest import path_conventions
 from schemas.context import PRECISIONS, VIRTUALIZATION
 
 CONTEXT_FILE_NAMES = ("run.yaml", "run.yml")
@@ -131,8 +132,9 @@ class ContextResolver:
     the path conventions."""
 
     def __init__(self, run_yamls: dict[str, bytes],
-                 conventions: PathConventions | None = None):
+                 conventions: path_conventions.PathConventions | None = None):
         self.conventions = conventions
+        self._resolved: dict[str, RunContext | ContextError] = {}
         # folder ("" = raw root) -> parsed context, or the error that rejects its subtree
         self._by_folder: dict[str, tuple[str, dict, dict] | ContextError] = {}
         self.errors: dict[str, str] = {}
@@ -146,6 +148,18 @@ class ContextResolver:
                 self._by_folder[folder] = ContextError(f"{relpath}: {exc}")
 
     def resolve(self, relpath: str) -> RunContext:
+        """The file's effective context (computed once per path), or ContextError."""
+        if relpath not in self._resolved:
+            try:
+                self._resolved[relpath] = self._resolve(relpath)
+            except ContextError as exc:
+                self._resolved[relpath] = exc
+        found = self._resolved[relpath]
+        if isinstance(found, ContextError):
+            raise found
+        return found
+
+    def _resolve(self, relpath: str) -> RunContext:
         values: dict[str, object] = {}
         tags: dict[str, object] = {}
         sources: dict[str, str] = {}
@@ -178,3 +192,21 @@ def _ancestors(relpath: str) -> list[str]:
     """Folders from the file's own up to the raw root (""), nearest first."""
     parts = relpath.split("/")[:-1]
     return ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]
+
+
+def resolver_for(raw_root: Path, relpath: str) -> ContextResolver:
+    """The context files that apply to one file under `raw_root`, read as ingestion reads
+    them: run.yaml in its folder and every ancestor, and the path conventions."""
+    files = {}
+    for folder in _ancestors(relpath):
+        for name in CONTEXT_FILE_NAMES:
+            candidate = raw_root / folder / name
+            if candidate.is_file():
+                files[candidate.relative_to(raw_root).as_posix()] = candidate.read_bytes()
+    conventions = None
+    if (raw_root / PATH_CONVENTIONS_FILE).is_file():
+        try:
+            conventions = path_conventions.load((raw_root / PATH_CONVENTIONS_FILE).read_bytes())
+        except path_conventions.ConventionError:
+            conventions = None  # ingestion rejects the file and applies no convention
+    return ContextResolver(files, conventions)

@@ -14,7 +14,7 @@ import polars as pl
 from ingest import config
 from ingest.examine import examine
 from ingest.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
-from ingest.run_context import ContextError, ContextResolver
+from ingest.run_context import ContextError, resolver_for
 from ingest.store import Store, connect
 from parsers.base import SourceFile
 from pipelines import cli_analyst
@@ -251,20 +251,13 @@ def _relative(path: Path, raw_root: Path) -> str:
 
 
 def _context_error(raw_root: Path, path: Path) -> str | None:
-    """The run.yaml files between the file and the raw root, as ingestion would read them."""
+    """The run context error ingestion would give this file, if it is under the raw root."""
     resolved = path.resolve()
     if raw_root not in resolved.parents:
         return None
-    yamls = {}
-    for folder in resolved.parents:
-        for name in ("run.yaml", "run.yml"):
-            if (folder / name).is_file():
-                yamls[(folder / name).relative_to(raw_root).as_posix()] = (folder / name)\
-                    .read_bytes()
-        if folder == raw_root:
-            break
+    relpath = resolved.relative_to(raw_root).as_posix()
     try:
-        ContextResolver(yamls).resolve(resolved.relative_to(raw_root).as_posix())
+        resolver_for(raw_root, relpath).resolve(relpath)
         return None
     except ContextError as exc:
         return str(exc)
