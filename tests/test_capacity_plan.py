@@ -9,7 +9,7 @@ import great_expectations as gx
 import polars as pl
 import pytest
 
-from assets.sizing_checks import run_suite
+from assets.sizing_checks import optimal_suite, run_suite
 from ingest.engine import ingest
 from ingest.store import Store, connect
 from parsers.base import FormatError
@@ -140,6 +140,30 @@ def test_gx_suite_reports_the_failing_rows():
     assert result.passed is False
     assert "**failed** (1 rows)" in result.metadata["instances >= 1"].value
     assert "| 0 | b |" in result.metadata["instances >= 1"].value
+
+
+def _optimal_rules(path: Path):
+    store = Store(connect(path, read_only=True))
+    try:
+        frame, expectations = optimal_suite(store, gx)
+    finally:
+        store.con.close()
+    return frame, run_suite("optimal", frame, expectations, gx)
+
+
+def test_optimal_rules_catch_an_optimum_that_was_never_measured(warehouse):
+    frame, result = _optimal_rules(warehouse)
+    assert frame["optimum_is_measured_level"].to_list() == [True, True]
+    assert result.passed
+    con = connect(warehouse)
+    # 3 lies between the measured levels 2 and 4
+    con.execute("UPDATE sizing.inference_optimal_concurrency SET optimal_concurrency = 3 "
+                "WHERE slo_policy = 'fast'")
+    con.close()
+    frame, result = _optimal_rules(warehouse)
+    assert result.passed is False
+    shown = result.metadata["the optimal concurrency is one of the sweep's measured levels"]
+    assert "**failed** (1 rows)" in shown.value and "| fast |" in shown.value
 
 
 def test_scenario_with_a_wrong_type_is_rejected_with_the_path():
