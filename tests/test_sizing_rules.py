@@ -79,6 +79,28 @@ def test_repeated_measurements_are_reduced_to_their_median():
     assert rows[0]["source_files"] == "m-rerun.csv;m.csv"
 
 
+def test_each_sweep_has_its_own_peak_and_knee():
+    # a slower GPU (every throughput x 0.5, knee still at 4) beside one whose throughput
+    # keeps rising (peak 400 at 16: 0.95 x 400 = 380 -> 16); one frame, one call
+    slow = measurements(gpu="T4-16GB", sweep={c: (x * 0.5, *rest)
+                                              for c, (x, *rest) in SWEEP.items()})
+    rising = measurements(model="r", sweep={1: (50.0, 5.0, 900.0, 20.0),
+                                            4: (200.0, 6.0, 950.0, 50.0),
+                                            16: (400.0, 9.0, 990.0, 90.0)})
+    rows = optimal_table(pl.concat([measurements(), slow, rising]),
+                         [NO_LIMIT, Slo("tight", "p95", 15.0)], 0.95)
+    found = {(r["model"], r["gpu_model"], r["slo_policy"]):
+             (r["optimal_concurrency"], r["peak_throughput_per_s"], r["levels_within_slo"])
+             for r in rows}
+    assert found == {("m", "H100-80GB", "none"): (4, 252.0, 5),
+                     ("m", "H100-80GB", "tight"): (2, 180.0, 2),
+                     ("m", "T4-16GB", "none"): (4, 126.0, 5),
+                     ("m", "T4-16GB", "tight"): (2, 90.0, 2),
+                     ("r", "H100-80GB", "none"): (16, 400.0, 3),
+                     ("r", "H100-80GB", "tight"): (16, 400.0, 3)}
+    assert [r["source_files"] for r in rows[::2]] == ["m.csv", "m.csv", "r.csv"]
+
+
 def test_parameters_from_explicit_names_only():
     assert parameters_from_name("gpt_20b_trtllm") == 20.0
     assert parameters_from_name("opt-1.3B") == 1.3

@@ -61,26 +61,49 @@ class Optimum:
     reason: str | None
 
 
-def optimum(sweep: pl.DataFrame, slo: Slo, knee_fraction: float) -> Optimum:
-    """Apply the rule to the levels of one sweep (rows of `levels`)."""
-    eligible = sweep.filter(pl.col("throughput_per_s").is_not_null())
+def optima(per_level: pl.DataFrame, by: list[str], slo: Slo, knee_fraction: float
+           ) -> list[tuple[dict, Optimum]]:
+    """Apply the rule to every sweep of `per_level` (rows of `levels`) at once, a sweep being
+    the levels of one `by` group: (the sweep's keys and totals, its optimum), in order.
+
+    One polars pass over all sweeps; a loop of per-sweep frames costs seconds at lab scale."""
+    throughput = pl.col("throughput_per_s")
+    eligible = throughput.is_not_null()
     if slo.column is not None:
-        if sweep[slo.column].null_count() == sweep.height:
-            return Optimum(None, None, None, 0, _rule(slo, knee_fraction),
-                           f"the sweep has no {slo.percentile} latency to check the SLO against")
-        eligible = eligible.filter(pl.col(slo.column) <= slo.max_latency_ms)
-    if eligible.is_empty():
-        lowest = float(sweep[slo.column].min())  # type: ignore[arg-type, index]
-        return Optimum(None, None, None, 0, _rule(slo, knee_fraction),
-                       f"no measured level meets {slo.describe()} (lowest measured: "
-                       f"{lowest:g} ms)")
-    peak = float(eligible["throughput_per_s"].max())  # type: ignore[arg-type]
-    knee = eligible.filter(pl.col("throughput_per_s") >= knee_fraction * peak)
-    point = knee.sort("concurrency").row(0, named=True)
-    rule = (f"{_rule(slo, knee_fraction)}: peak {peak:.6g}/s among {eligible.height} "
-            f"levels; smallest level reaching {knee_fraction * peak:.6g}/s is "
-            f"{point['concurrency']}")
-    return Optimum(point["concurrency"], point, peak, eligible.height, rule, None)
+        eligible = eligible & (pl.col(slo.column) <= slo.max_latency_ms)
+    at_knee = eligible & (throughput >= knee_fraction * throughput.filter(eligible).max())
+    latency = pl.col(slo.column) if slo.column is not None else pl.lit(None, pl.Float64)
+    sweeps = (
+        per_level.with_row_index("_level").group_by(by, maintain_order=True)
+        .agg(pl.col("_level").filter(at_knee)
+             .sort_by(pl.col("concurrency").filter(at_knee), maintain_order=True).first()
+             .alias("_optimum"),
+             throughput.filter(eligible).max().alias("_peak"),
+             eligible.sum().alias("_within_slo"),
+             latency.count().alias("_latencies"), latency.min().alias("_lowest"),
+             pl.len().alias("levels_measured"), pl.col("points").sum(),
+             pl.col("source_files").explode().unique().sort().str.join(";"))
+    )
+    chosen = sweeps["_optimum"].drop_nulls().to_list()  # rows to python: only the optima
+    points = dict(zip(chosen, per_level[chosen].rows(named=True), strict=True))
+    return [(sweep, _optimum(sweep, points, slo, knee_fraction))
+            for sweep in sweeps.iter_rows(named=True)]
+
+
+def _optimum(sweep: dict, points: dict[int, dict], slo: Slo, knee_fraction: float) -> Optimum:
+    rule = _rule(slo, knee_fraction)
+    if slo.column is not None and sweep["_latencies"] == 0:
+        return Optimum(None, None, None, 0, rule,
+                       f"the sweep has no {slo.percentile} latency to check the SLO against")
+    if sweep["_optimum"] is None:
+        lowest = "" if sweep["_lowest"] is None else \
+            f" (lowest measured: {sweep['_lowest']:g} ms)"
+        return Optimum(None, None, None, 0, rule,
+                       f"no measured level meets {slo.describe()}{lowest}")
+    point, peak = points[sweep["_optimum"]], sweep["_peak"]
+    rule = (f"{rule}: peak {peak:.6g}/s among {sweep['_within_slo']} levels; smallest level "
+            f"reaching {knee_fraction * peak:.6g}/s is {point['concurrency']}")
+    return Optimum(point["concurrency"], point, peak, sweep["_within_slo"], rule, None)
 
 
 def _rule(slo: Slo, knee_fraction: float) -> str:
@@ -90,20 +113,17 @@ def _rule(slo: Slo, knee_fraction: float) -> str:
 def optimal_table(measurements: pl.DataFrame, policies: list[Slo],
                   knee_fraction: float) -> list[dict]:
     """Rows of sizing.inference_optimal_concurrency: every sweep under every policy."""
-    rows = []
     per_level = levels(measurements)
-    for key, sweep in per_level.group_by(list(SWEEP), maintain_order=True):
-        identity = dict(zip(SWEEP, key, strict=True))
-        for slo in policies:
-            found = optimum(sweep, slo, knee_fraction)
-            rows.append({**identity, **_policy_columns(slo, knee_fraction),
+    by_policy = [optima(per_level, list(SWEEP), slo, knee_fraction) for slo in policies]
+    rows = []
+    for per_sweep in zip(*by_policy, strict=True):
+        for slo, (sweep, found) in zip(policies, per_sweep, strict=True):
+            rows.append({**{k: sweep[k] for k in SWEEP}, **_policy_columns(slo, knee_fraction),
                          **_point_columns(found, slo),
-                         "levels_measured": sweep.height,
-                         "levels_within_slo": found.within_slo,
-                         "points": int(sweep["points"].sum()),
+                         "levels_measured": sweep["levels_measured"],
+                         "levels_within_slo": found.within_slo, "points": sweep["points"],
                          "rule": found.rule, "reason": found.reason,
-                         "source_files": ";".join(sorted({f for fs in sweep["source_files"]
-                                                          for f in fs}))})
+                         "source_files": sweep["source_files"]})
     return rows
 
 

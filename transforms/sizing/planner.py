@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from transforms.sizing.optimal import Optimum, Slo, ceil_div, levels, optimum
+from transforms.sizing.optimal import Optimum, Slo, ceil_div, levels, optima
 
 UNKNOWN_UTILIZATION_PCT = 100.0  # an instance whose utilization was not measured gets a GPU
 
@@ -64,11 +64,11 @@ def _plan_demand(scenario: Scenario, demand: Demand, on_gpu: pl.DataFrame,
                       "gpu_model)")
     best: tuple[Optimum, dict] | None = None
     reasons = []
-    for key, sweep in levels(sweeps).group_by(["config_variant", "system"],
-                                              maintain_order=True):
-        found = optimum(sweep, scenario.slo, knee_fraction)
+    for key, found in optima(levels(sweeps), ["config_variant", "system"], scenario.slo,
+                             knee_fraction):
         if found.point is None:
-            reasons.append(f"{key[0] or 'default'} on {key[1] or '?'}: {found.reason}")
+            reasons.append(f"{key['config_variant'] or 'default'} on {key['system'] or '?'}: "
+                           f"{found.reason}")
         elif best is None or _better(found, best[0]):
             best = (found, found.point)
     if best is None:
