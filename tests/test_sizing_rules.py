@@ -129,6 +129,23 @@ def test_memory_rule_fits_a_line_per_bytes_per_parameter_group():
     assert rule["models"] == 3
 
 
+def test_memory_is_read_at_the_lowest_concurrency_of_the_smallest_configuration():
+    # on the H100: two configurations of m_7b; at concurrency 1 the small one takes 14 GB
+    # (the big one 20 GB); level 2 and batch 8 are not looked at. On the T4: one sweep.
+    small = measurements({2: (1.0, 1.0, 13000.0, 1.0), 1: (1.0, 1.0, 14000.0, 1.0)},
+                         model="m_7b", variant="small")
+    big = measurements({1: (1.0, 1.0, 20000.0, 1.0)}, model="m_7b", variant="big")
+    batched = big.with_columns(batch_size=pl.lit(8, pl.Int64), gpu_memory_mb=pl.lit(9000.0))
+    t4 = measurements({4: (1.0, 1.0, 15000.0, 1.0)}, model="m_7b", gpu="T4-16GB",
+                      variant="small")
+    models = pl.DataFrame({"model": ["m_7b"], "parameters_billions": [7.0],
+                           "precision": ["fp16"]})
+    rows = memory_per_model(pl.concat([big, small, batched, t4]), models)
+    assert [(r["gpu_model"], r["config_variant"], r["concurrency"], r["gpu_memory_gb"],
+             r["gb_per_billion_params"]) for r in rows] == [
+        ("H100-80GB", "small", 1, 14.0, 2.0), ("T4-16GB", "small", 4, 15.0, 15.0 / 7.0)]
+
+
 def test_first_fit_decreasing_never_splits_an_instance():
     assert first_fit_decreasing([50.0, 50.0, 50.0], 80.0) == 3  # naive: ceil(150/80) = 2
     assert first_fit_decreasing([60.0, 20.0, 50.0, 30.0], 80.0) == 2

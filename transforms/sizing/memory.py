@@ -26,14 +26,14 @@ def memory_per_model(measurements: pl.DataFrame, models: pl.DataFrame) -> list[d
     batch_one = measurements.filter((pl.col("batch_size").fill_null(1) == 1)
                                     & pl.col("gpu_memory_mb").is_not_null()
                                     & pl.col("concurrency").is_not_null())
+    per_gpu = ["model", "gpu_model"]
+    points = (batch_one.filter(pl.col("concurrency") == pl.col("concurrency").min().over(per_gpu))
+              .sort([*per_gpu, "gpu_memory_mb", "config_variant"], nulls_last=True,
+                    maintain_order=True)
+              .group_by(per_gpu, maintain_order=True).first())
     reference = {r["model"]: r for r in models.iter_rows(named=True)}
-    rows = []
-    for (model, _gpu), group in batch_one.group_by(["model", "gpu_model"],
-                                                        maintain_order=True):
-        lowest = group.filter(pl.col("concurrency") == group["concurrency"].min())
-        point = lowest.sort(["gpu_memory_mb", "config_variant"], nulls_last=True).row(
-            0, named=True)
-        rows.append(_with_parameters(point, reference.get(model)))
+    rows = [_with_parameters(point, reference.get(point["model"]))
+            for point in points.iter_rows(named=True)]
     return sorted(rows, key=lambda r: (r["model"], r["gpu_model"] or ""))
 
 
