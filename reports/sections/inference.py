@@ -27,6 +27,12 @@ def _sweep_name(row: dict) -> str:
             f"{text(row.get('batch_size'))} · {text(row.get('system'), '(no system)')}")
 
 
+def _of_pairs(frame: pl.DataFrame, pairs: pl.DataFrame) -> dict[tuple, pl.DataFrame]:
+    """The rows of `frame` for each of `pairs` (model, GPU), in their order."""
+    return frame.join(pairs, on=PAIR, nulls_equal=True, maintain_order="left").partition_by(
+        PAIR, as_dict=True)
+
+
 def inference(store: Store) -> Section:
     section = Section("inference", "Inference: throughput against p95 latency")
     points = read(store, "core", "inference_measurements",
@@ -55,17 +61,20 @@ def inference(store: Store) -> Section:
         "(sizing.inference_optimal_concurrency: the smallest level reaching the knee fraction "
         "of the peak throughput within the SLO). Dashed red lines: p95 SLO limits within the "
         "plotted range."))
-    pairs = levels.partition_by(PAIR, as_dict=True)
-    optima_by_pair = optima.partition_by(PAIR, as_dict=True) if optima is not None \
-        and has_rows(optima) else {}
-    shown = sorted(sorted(pairs, key=lambda k: -pairs[k].height)[:MAX_CHARTS],
-                   key=lambda k: tuple(text(v, "") for v in k))
+    # split only the plotted pairs: a lab's archive holds thousands
+    sizes = levels.group_by(PAIR).len().sort(["len", *PAIR], descending=[True, False, False],
+                                             nulls_last=True)
+    plotted = sizes.head(MAX_CHARTS).select(PAIR)
+    pairs = _of_pairs(levels, plotted)
+    optima_by_pair = _of_pairs(optima, plotted) if optima is not None and has_rows(optima) \
+        else {}
+    shown = sorted(pairs, key=lambda k: tuple(text(v, "") for v in k))
     section.add(grid(_sweep_chart(model, gpu, pairs[(model, gpu)],
                                   optima_by_pair.get((model, gpu)))
                      for model, gpu in shown))
-    if len(pairs) > len(shown):
+    if sizes.height > len(shown):
         section.add(paragraph(
-            f"{len(pairs) - len(shown):,} more model and GPU pairs are not plotted (the "
+            f"{sizes.height - len(shown):,} more model and GPU pairs are not plotted (the "
             f"{MAX_CHARTS} with the most measurements are); their optima are in the table "
             "below and in sizing.inference_optimal_concurrency."))
     if has_rows(optima):
