@@ -46,16 +46,35 @@ class Store:
         Returns the keys of recreated tables, whose inputs must be parsed again."""
         for schema in SCHEMAS:
             self.con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-        recreated = set()
+        catalog = self._catalog()  # one read of it: a statement per table and column costs
+        recreated = set()           # most of a run that finds one new file
         for table in tables:
-            existing = self.columns_of(table)
-            if existing and existing != table.column_names:
+            existing = catalog.get((table.schema, table.name), {})
+            if existing and list(existing)[1:] != table.column_names:
                 self.con.execute(f"DROP TABLE {table.qualified}")
                 recreated.add(table.key)
-            self.con.execute(table.create_sql())
-            for stmt in table.comment_sql():
-                self.con.execute(stmt)
+                existing = {}
+            if not existing:
+                self.con.execute(table.create_sql())
+            for name, text in table.comments().items():
+                if existing.get(name) != text:
+                    self.con.execute(table.comment_sql(name))
         return recreated
+
+    def _catalog(self) -> dict[tuple[str, str], dict[str | None, str | None]]:
+        """Per table: its comment (key None) then each column's, in column order."""
+        catalog: dict[tuple[str, str], dict[str | None, str | None]] = {}
+        for schema, name, comment in self.con.execute(
+                "SELECT schema_name, table_name, comment FROM duckdb_tables() "
+                "WHERE database_name = current_database()").fetchall():
+            catalog[(schema, name)] = {None: comment}
+        for schema, name, column, comment in self.con.execute(
+                "SELECT schema_name, table_name, column_name, comment FROM duckdb_columns() "
+                "WHERE database_name = current_database() "
+                "ORDER BY schema_name, table_name, column_index").fetchall():
+            if (schema, name) in catalog:
+                catalog[(schema, name)][column] = comment
+        return catalog
 
     def columns_of(self, table: Table) -> list[str]:
         rows = self.con.execute(

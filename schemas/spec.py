@@ -100,14 +100,14 @@ class Table:
         cols = ",\n  ".join(f"{quote_ident(c.name)} {c.duckdb_type}" for c in self.all_columns)
         return f"CREATE TABLE IF NOT EXISTS {self.qualified} (\n  {cols}\n)"
 
-    def comment_sql(self) -> list[str]:
-        stmts = [f"COMMENT ON TABLE {self.qualified} IS {quote_literal(self.description)}"]
-        stmts += [
-            f"COMMENT ON COLUMN {self.qualified}.{quote_ident(c.name)} "
-            f"IS {quote_literal(c.description)}"
-            for c in self.all_columns
-        ]
-        return stmts
+    def comments(self) -> dict[str | None, str]:
+        """The description of the table (key None), then of each column by name."""
+        return {None: self.description, **{c.name: c.description for c in self.all_columns}}
+
+    def comment_sql(self, column: str | None) -> str:
+        target = f"TABLE {self.qualified}" if column is None else \
+            f"COLUMN {self.qualified}.{quote_ident(column)}"
+        return f"COMMENT ON {target} IS {quote_literal(self.comments()[column])}"
 
     @property
     def qualified(self) -> str:

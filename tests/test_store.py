@@ -1,0 +1,54 @@
+"""Store.ensure: tables follow their declarations without losing rows needlessly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ingest.store import Store, connect
+from schemas.spec import Table, integer, text
+
+V1 = Table("raw", "things", "Things seen.", (
+    text("name", "What the thing is called."),
+    integer("count", "How many were seen."),
+), lineage=False)
+
+
+def comments(store: Store) -> dict:
+    rows = store.con.execute(
+        "SELECT column_name, comment FROM duckdb_columns() WHERE table_name = 'things' "
+        "UNION ALL SELECT NULL, comment FROM duckdb_tables() WHERE table_name = 'things'"
+    ).fetchall()
+    return dict(rows)
+
+
+def test_a_fresh_table_gets_its_comments(tmp_path: Path):
+    store = Store(connect(tmp_path / "w.duckdb"))
+    assert store.ensure([V1]) == set()
+    assert comments(store) == {None: "Things seen.", "name": "What the thing is called.",
+                               "count": "How many were seen."}
+
+
+def test_a_new_description_reaches_the_comment_and_the_rows_stay(tmp_path: Path):
+    store = Store(connect(tmp_path / "w.duckdb"))
+    store.ensure([V1])
+    store.con.execute("INSERT INTO raw.things VALUES ('bolt', 3)")
+    reworded = Table("raw", "things", "Things counted.", (
+        text("name", "What the thing is called."),
+        integer("count", "How many were counted."),
+    ), lineage=False)
+    assert store.ensure([reworded]) == set()
+    assert comments(store) == {None: "Things counted.", "name": "What the thing is called.",
+                               "count": "How many were counted."}
+    assert store.con.execute("SELECT * FROM raw.things").fetchall() == [("bolt", 3)]
+
+
+def test_a_table_whose_columns_changed_is_recreated(tmp_path: Path):
+    store = Store(connect(tmp_path / "w.duckdb"))
+    store.ensure([V1])
+    store.con.execute("INSERT INTO raw.things VALUES ('bolt', 3)")
+    v2 = Table("raw", "things", "Things seen.", (
+        *V1.columns, text("colour", "Its colour."),
+    ), lineage=False)
+    assert store.ensure([v2]) == {"raw.things"}
+    assert store.con.execute("SELECT count(*) FROM raw.things").fetchone() == (0,)
+    assert comments(store)["colour"] == "Its colour."
