@@ -17,24 +17,36 @@ class FoundFile:
 
 
 def discover(raw_root: Path) -> list[FoundFile]:
+    """Every file, depth first: a folder's files in name order, then its subfolders."""
     root = raw_root.resolve()
     found: list[FoundFile] = []
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            if name.startswith("."):
-                continue
-            path = Path(folder) / name
-            relpath = path.relative_to(root).as_posix()
-            if path.is_symlink() and not _inside(path.resolve(), root):
-                found.append(FoundFile(relpath, path, 0, 0, outside_root=True))
-                continue
-            try:
-                stat = path.stat()
-            except OSError:  # dangling symlink or vanished since listing
-                continue
-            found.append(FoundFile(relpath, path, stat.st_size, stat.st_mtime_ns))
+    _scan(root, "", root, found)
     return found
+
+
+def _scan(folder: Path, prefix: str, root: Path, found: list[FoundFile]) -> None:
+    # scandir, not walk + Path: its entries know their type without a system call, which is
+    # most of a run over an archive where nothing changed
+    with os.scandir(folder) as listing:
+        entries = sorted((e for e in listing if not e.name.startswith(".")),
+                         key=lambda e: e.name)
+    folders = []
+    for entry in entries:
+        if entry.is_dir():  # follows a symlink, which is then not descended (as os.walk)
+            if not entry.is_symlink():
+                folders.append(entry)
+            continue
+        relpath, path = prefix + entry.name, folder / entry.name
+        if entry.is_symlink() and not _inside(path.resolve(), root):
+            found.append(FoundFile(relpath, path, 0, 0, outside_root=True))
+            continue
+        try:
+            stat = entry.stat()
+        except OSError:  # dangling symlink or vanished since listing
+            continue
+        found.append(FoundFile(relpath, path, stat.st_size, stat.st_mtime_ns))
+    for entry in folders:
+        _scan(folder / entry.name, f"{prefix}{entry.name}/", root, found)
 
 
 def _inside(path: Path, root: Path) -> bool:
