@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dagster as dg
-import polars as pl
 
+from assets.markdown import markdown
 from ingest.store import Store
 from schemas.spec import Table
 
@@ -23,17 +23,3 @@ def table_metadata(store: Store, table: Table) -> dict[str, dg.MetadataValue]:
         "table": dg.MetadataValue.text(f"{table.schema}.{table.name}"),
         "preview": dg.MetadataValue.md(markdown(preview)),
     }
-
-
-def markdown(frame: pl.DataFrame) -> str:
-    if frame.is_empty():
-        return "_(no rows)_"
-    header = "| " + " | ".join(frame.columns) + " |"
-    rule = "|" + "---|" * len(frame.columns)
-    body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in frame.iter_rows()]
-    return "\n".join([header, rule, *body])
-
-
-def _cell(value: object) -> str:
-    text = "" if value is None else str(value)
-    return text.replace("|", "\\|").replace("\n", " ")[:60]

@@ -6,6 +6,7 @@ import time
 
 import dagster as dg
 
+from assets.gx_worker import WORKER as GX_WORKER
 from assets.metadata import table_metadata
 from assets.resources import Warehouse
 from ingest.engine import ingest
@@ -44,8 +45,9 @@ class Progress:
 )
 def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
     with warehouse.writer() as store:
+        # the rebuild's checks will need GX: the worker loads it while the run goes on
         report = ingest(store, warehouse.raw_root(), context.run_id, warehouse.limits(),
-                        progress=Progress(context.log))
+                        progress=Progress(context.log), on_rows_changed=GX_WORKER.start)
         counts = report.counts()
         context.log.info(
             f"{len(report.outcomes)} files: " + ", ".join(f"{n} {s}" for s, n in counts.items())
@@ -61,3 +63,4 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
                 metadata.update({f"files_{s}": dg.MetadataValue.int(n)
                                  for s, n in counts.items()})
             yield dg.MaterializeResult(asset_key=RAW_KEYS[table.key], metadata=metadata)
+

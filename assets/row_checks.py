@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from assets.metadata import markdown
+from assets.markdown import markdown
 from assets.resources import Warehouse
 
 FAILING_ROWS_SHOWN = 20

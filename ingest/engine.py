@@ -73,8 +73,13 @@ CHUNK_FILES = 1000  # files parsed, validated and written together
 
 
 def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
-           progress: Progress | None = None) -> IngestReport:
+           progress: Progress | None = None,
+           on_rows_changed: Callable[[], None] | None = None) -> IngestReport:
+    """Bring the raw tables up to date with the raw root. `on_rows_changed` is called once,
+    as soon as the run knows derived tables will be rebuilt from rows: a file's rows
+    changed, or the code did (or an earlier rebuild did not finish) while rows exist."""
     started = _now()
+    rows_changed = _Once(on_rows_changed)
     tables = data_tables()
     recreated = store.ensure([*tables, INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT])
     previous = store.ledger()
@@ -89,6 +94,9 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     contexts = ContextResolver({p: d for p, d in context_files.items()
                                 if p != PATH_CONVENTIONS_FILE}, conventions)
     errors = {**contexts.errors, PATH_CONVENTIONS_FILE: conventions_error}
+    forced = bool(recreated) or _code_changed(store) or _rebuild_pending(store)
+    if forced and any(r["rows_loaded"] for r in kept.values()):
+        rows_changed()
     outcomes: list[FileOutcome] = []
     with store.transaction():  # one run, one commit: readers never see part of it
         for start in range(0, len(found), CHUNK_FILES):
@@ -101,6 +109,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                 else:
                     chunk.append(_ingest_one(file, prior, _context_error(contexts, file.relpath),
                                              stale_formats, limits))
+                if chunk[-1].rows and _changed(chunk[-1], prior):
+                    rows_changed()
             validate_in_bulk(chunk, {t.key: t for t in tables})
             _write_rows(store, chunk, tables)  # and let go of them: memory stays bounded
             outcomes += chunk
@@ -112,12 +122,21 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                    if path not in seen]
         _write_rows(store, missing, tables)
         report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started)
-        report.data_changed = bool(recreated) or _code_changed(store) \
-            or _rebuild_pending(store) \
+        report.data_changed = forced \
             or any(_changed(o, previous.get(o.relpath)) for o in report.outcomes)
         _write_bookkeeping(store, report, kept, contexts)
         faults.checkpoint("before-commit")
     return report
+
+
+class _Once:
+    def __init__(self, call: Callable[[], None] | None):
+        self.call = call
+
+    def __call__(self) -> None:
+        if self.call is not None:
+            call, self.call = self.call, None
+            call()
 
 
 def _conventions(data: bytes | None

@@ -3,13 +3,19 @@ warehouse, to sizing tables, the GX checks and `sizing plan`."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import great_expectations as gx
 import polars as pl
 import pytest
 
-from assets.sizing_checks import optimal_suite, run_suite
+from assets import sizing_checks
+from assets.gx_validation import validate
+from assets.gx_worker import WORKER
+from assets.resources import Warehouse
+from assets.sizing_checks import run_suite
+from assets.sizing_suites import optimal_suite
 from ingest.engine import ingest
 from ingest.store import Store, connect
 from parsers.base import FormatError
@@ -179,3 +185,43 @@ def test_slo_policy_names_none_is_reserved():
     assert SloPolicies().sniff(src)
     with pytest.raises(FormatError, match="reserved"):
         SloPolicies().parse(src)
+
+
+
+def test_the_gx_worker_process_gives_the_in_process_outcome(warehouse):
+    frame, _ = _optimal_rules(warehouse)
+    store = Store(connect(warehouse, read_only=True))
+    expectations = optimal_suite(store, gx)[1]
+    store.con.close()
+    outcome = WORKER.validate(optimal_suite, "inference_optimal_concurrency", warehouse)
+    assert outcome == validate("inference_optimal_concurrency", frame, expectations, gx)
+    assert (outcome.passed, outcome.rows) == (True, 2)
+    assert outcome.verdicts["the optimum meets its SLO"] == "passed"
+
+
+def test_a_suite_that_fails_in_the_worker_fails_the_check_with_its_reason(warehouse, tmp_path):
+    with pytest.raises(RuntimeError, match="optimal_suite failed: IOException"):
+        WORKER.validate(optimal_suite, "x", tmp_path / "no-such.duckdb")
+    outcome = WORKER.validate(optimal_suite, "inference_optimal_concurrency", warehouse)
+    assert outcome.passed  # and the worker serves on
+
+
+def test_a_worker_that_died_is_reported_then_replaced(warehouse):
+    with pytest.raises(RuntimeError, match="the GX worker exited"):
+        WORKER.validate(dying_suite, "x", warehouse)
+    outcome = WORKER.validate(optimal_suite, "inference_optimal_concurrency", warehouse)
+    assert (outcome.passed, outcome.rows) == (True, 2)
+
+
+def dying_suite(store, gx):  # runs in the worker
+    os._exit(3)
+
+
+def test_a_broken_worker_fails_the_check_not_the_run(warehouse, monkeypatch):
+    def broken(*_):
+        raise RuntimeError("the GX worker exited: Killed")
+
+    monkeypatch.setattr(WORKER, "validate", broken)
+    result = sizing_checks.optimal_rules(warehouse=Warehouse(path=str(warehouse)))
+    assert result.passed is False
+    assert result.metadata["error"].value == "the GX worker exited: Killed"

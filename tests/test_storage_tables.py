@@ -16,13 +16,10 @@ from assets.sizing_checks import run_suite
 from assets.storage_checks import (
     TOLERANCES,
     bandwidth_mismatch_sql,
-    capability_suite,
-    checkpoint_suite,
-    demand_suite,
     gdsio_throughput_matches_bytes_over_time,
-    scaling_suite,
     storage_system_known,
 )
+from assets.storage_suites import capability_suite, checkpoint_suite, demand_suite, scaling_suite
 from ingest.engine import ingest
 from ingest.store import Store, connect
 from parsers import registry

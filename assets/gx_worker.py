@@ -1,0 +1,117 @@
+"""Great Expectations in a process of its own.
+
+Importing GX takes seconds (scipy, altair, sqlalchemy come with it) and tearing it down at
+exit most of another, while the suites themselves validate in a tenth of that. So the asset
+checks hand their suites to one worker process per run, started as soon as the run knows
+it will rebuild tables with data in them: its start-up overlaps the rebuild, on the other
+core, instead of delaying the run. The ingesting process never imports GX.
+
+Protocol: one JSON request per line on the worker's stdin ({"suite": "module:function",
+"name", "warehouse"}), one JSON reply per line on its stdout. The worker opens the
+published warehouse read-only for each request, as any reader does.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import asdict
+from pathlib import Path
+from typing import IO, Any
+
+from assets.gx_validation import Outcome, gx_context, validate
+from ingest.store import Store, connect
+
+
+class GxWorker:
+    """The client side: starts the worker once, sends it suites, reads back outcomes."""
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen[str] | None = None
+        self._errors: IO[bytes] | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Start the worker unless it runs; it then imports GX while the caller goes on."""
+        with self._lock:
+            self._start()
+
+    def validate(self, suite: Any, name: str, warehouse: Path) -> Outcome:
+        request = {"suite": f"{suite.__module__}:{suite.__qualname__}", "name": name,
+                   "warehouse": str(warehouse)}
+        with self._lock:
+            proc = self._start()
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                proc.stdin.write(json.dumps(request) + "\n")
+                proc.stdin.flush()
+                line = proc.stdout.readline()
+            except OSError:
+                line = ""
+            if not line:
+                self._proc = None
+                raise RuntimeError(f"the GX worker exited: {self._stderr_tail()}")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError(f"GX suite {request['suite']} failed: {reply['error']}")
+        return Outcome(**reply)
+
+    def stop(self) -> None:
+        """At exit: nothing is left to ask, and a worker only reads, so it need not wait for
+        the worker to tear GX down."""
+        if self._proc is not None:
+            self._proc.terminate()
+        self._proc = None
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self._proc is not None and self._proc.poll() is None:
+            return self._proc
+        self._errors = tempfile.TemporaryFile()  # a pipe left unread could fill and block
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "assets.gx_worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self._errors, text=True)
+        return self._proc
+
+    def _stderr_tail(self) -> str:
+        if self._errors is None:
+            return "(no output)"
+        self._errors.seek(0)
+        return self._errors.read().decode(errors="replace")[-2000:] or "(no output)"
+
+
+WORKER = GxWorker()
+atexit.register(WORKER.stop)
+
+
+def serve(requests: IO[str], replies: IO[str]) -> None:
+    import great_expectations as gx
+
+    gx_context(gx)  # ready before the first request
+    for line in requests:
+        request = json.loads(line)
+        try:
+            module, function = request["suite"].split(":")
+            suite = getattr(importlib.import_module(module), function)
+            con = connect(Path(request["warehouse"]), read_only=True)
+            try:
+                frame, expectations = suite(Store(con), gx)
+            finally:
+                con.close()
+            reply = asdict(validate(request["name"], frame, expectations, gx))
+        except Exception as error:  # the check reports it; the worker serves the next one
+            reply = {"error": f"{type(error).__name__}: {error}"}
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+
+
+if __name__ == "__main__":
+    # replies get the real stdout; anything a library prints goes to stderr instead
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    serve(sys.stdin, replies)
