@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.engine import ingest
+from ingest.engine import ingest, mark_derived_complete
 from ingest.store import Store, connect
 from samples import generate
 from transforms.inference import build_inference_measurements
@@ -80,6 +80,32 @@ def test_touched_but_identical_file_is_not_parsed_again(store, raw):
     report = run(store, raw, "r2")
     outcome = next(o for o in report.outcomes if o.relpath == MA_INFERENCE)
     assert outcome.status == "unchanged"
+
+
+def test_the_rows_changed_signal_comes_once_and_only_when_rows_change(store, raw, tmp_path):
+    calls: list[str] = []
+
+    def ingest_and_rebuild(store: Store, root: Path, run_id: str) -> None:
+        ingest(store, root, run_id, on_rows_changed=lambda: calls.append(run_id))
+        mark_derived_complete(store, run_id)  # as the report does at the end of a run
+
+    ingest_and_rebuild(store, raw, "r1")  # 43 new files
+    ingest_and_rebuild(store, raw, "r2")  # nothing new
+    (raw / "notes").mkdir()
+    (raw / "notes/README.md").write_text("# how we ran it\n")  # ignored: no rows
+    ingest_and_rebuild(store, raw, "r3")
+    path = raw / MA_INFERENCE
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:3]) + "\n")
+    ingest_and_rebuild(store, raw, "r4")
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]) + "\n")
+    ingest(store, raw, "r5", on_rows_changed=lambda: calls.append("r5"))  # then dies before
+    ingest_and_rebuild(store, raw, "r6")  # its rebuild: r6, with nothing new, must redo it
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    fresh = Store(connect(tmp_path / "fresh.duckdb"))
+    ingest_and_rebuild(fresh, empty, "r7")  # a rebuild, but of no rows
+    fresh.con.close()
+    assert calls == ["r1", "r4", "r5", "r6"]
 
 
 def test_changed_file_replaces_exactly_its_rows(store, raw):
