@@ -63,4 +63,3 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
                 metadata.update({f"files_{s}": dg.MetadataValue.int(n)
                                  for s, n in counts.items()})
             yield dg.MaterializeResult(asset_key=RAW_KEYS[table.key], metadata=metadata)
-

@@ -76,14 +76,6 @@ class Store:
                 catalog[(schema, name)][column] = comment
         return catalog
 
-    def columns_of(self, table: Table) -> list[str]:
-        rows = self.con.execute(
-            "SELECT column_name FROM information_schema.columns "
-            "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position",
-            [table.schema, table.name],
-        ).fetchall()
-        return [r[0] for r in rows]
-
     def ledger(self) -> dict[str, LedgerEntry]:
         rows = self.con.execute(
             f"SELECT path, sha256, size_bytes, mtime_ns, format, status, parser_version "
