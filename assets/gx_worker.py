@@ -17,6 +17,7 @@ import atexit
 import importlib
 import json
 import os
+import select
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,8 @@ from typing import IO, Any
 
 from assets.gx_validation import Outcome, gx_context, validate
 from ingest.store import Store, connect
+
+REPLY_TIMEOUT_S = 600.0  # each suite takes a fraction of a second at 10,000 files
 
 
 class GxWorker:
@@ -51,9 +54,15 @@ class GxWorker:
             try:
                 proc.stdin.write(json.dumps(request) + "\n")
                 proc.stdin.flush()
-                line = proc.stdout.readline()
+                answered, _, _ = select.select([proc.stdout], [], [], REPLY_TIMEOUT_S)
+                line = proc.stdout.readline() if answered else None
             except OSError:
                 line = ""
+            if line is None:  # a hung suite must not hang the run: replace the worker
+                proc.kill()
+                self._proc = None
+                raise RuntimeError(f"the GX worker gave no reply in {REPLY_TIMEOUT_S:g} s: "
+                                   "stopped")
             if not line:
                 self._proc = None
                 raise RuntimeError(f"the GX worker exited: {self._stderr_tail()}")

@@ -4,13 +4,14 @@ warehouse, to sizing tables, the GX checks and `sizing plan`."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import great_expectations as gx
 import polars as pl
 import pytest
 
-from assets import sizing_checks
+from assets import gx_worker, sizing_checks
 from assets.gx_validation import validate
 from assets.gx_worker import WORKER
 from assets.resources import Warehouse
@@ -225,3 +226,17 @@ def test_a_broken_worker_fails_the_check_not_the_run(warehouse, monkeypatch):
     result = sizing_checks.optimal_rules(warehouse=Warehouse(path=str(warehouse)))
     assert result.passed is False
     assert result.metadata["error"].value == "the GX worker exited: Killed"
+
+
+def test_a_hung_suite_is_stopped_and_the_worker_replaced(warehouse, monkeypatch):
+    WORKER.validate(optimal_suite, "inference_optimal_concurrency", warehouse)  # it is up
+    monkeypatch.setattr(gx_worker, "REPLY_TIMEOUT_S", 1.0)
+    with pytest.raises(RuntimeError, match="no reply in 1 s"):
+        WORKER.validate(hanging_suite, "x", warehouse)
+    monkeypatch.undo()
+    outcome = WORKER.validate(optimal_suite, "inference_optimal_concurrency", warehouse)
+    assert (outcome.passed, outcome.rows) == (True, 2)
+
+
+def hanging_suite(store, gx):  # runs in the worker
+    time.sleep(3600)
