@@ -1,21 +1,29 @@
 """Run context: the hardware and setup a file's results were measured on.
 
 A run.yaml in a file's folder or any ancestor up to the raw root applies to it; the nearest
-wins key by key. Unknown keys are kept under `tags`. A wrong type rejects the files it covers.
-Path conventions (raw/reference/path_conventions.yaml) add what only folder names say; they
-fill a context key only where no run.yaml gave it. Where each value came from is kept.
+wins key by key. Unknown keys are kept under `tags`. Path conventions
+(raw/reference/path_conventions.yaml) add what only folder names say; they fill a context key
+only where no run.yaml gave it. Where each value came from is kept.
+
+A run.yaml that cannot be read, or holds a value of the wrong type, is not applied: it is
+rejected with its reason, and the files under it keep the context they can still get (other
+run.yaml files up the tree, the path conventions) plus a warning naming it. A path value of
+the wrong type is likewise left out with a warning. Context never rejects a result file.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import math
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from ingest import path_conventions
+from parsers import safe_yaml
+from parsers.safe_yaml import shown
 from schemas.context import PRECISIONS, VIRTUALIZATION
 
 CONTEXT_FILE_NAMES = ("run.yaml", "run.yml")
@@ -24,6 +32,17 @@ PATH_CONVENTIONS_FILE = "reference/path_conventions.yaml"
 _TEXT_KEYS = ("system", "gpu_model", "storage_system", "network", "dataset")
 _INT_KEYS = ("gpus_per_node", "nodes")
 _CHOICES = {"virtualization": VIRTUALIZATION, "precision": PRECISIONS}
+
+# Plausible upper bounds: a value beyond them is a typo (or a unit slip), not a machine.
+# Rack-scale systems sold as one node carry up to 576 GPUs; the largest clusters have tens
+# of thousands of nodes; the largest GPU memory today is under 300 GB.
+MAX_WHOLE = {"gpus_per_node": 1_024, "nodes": 100_000}
+MAX_GPU_MEMORY_GB = 10_000
+# A name of a system, GPU, network or dataset; it is repeated on every file's context row.
+MAX_TEXT_CHARS = 200
+# Tags are labels (owner, ticket, a note), stored as JSON on every file's context row.
+MAX_TAGS = 50
+MAX_TAG_JSON_CHARS = 1_000
 
 
 class ContextError(ValueError):
@@ -37,6 +56,7 @@ class RunContext:
     files: tuple[str, ...] = ()  # contributing run.yaml, nearest first
     path_values: dict[str, str] = field(default_factory=dict)  # what a path convention read
     sources: dict[str, str] = field(default_factory=dict)  # key -> run.yaml path or path:<name>
+    warnings: tuple[str, ...] = ()  # context that was not applied, and why
 
     def row(self) -> dict[str, object]:
         return {**self.values, "tags": _json(self.tags),
@@ -51,9 +71,9 @@ def _json(values: dict) -> str | None:
 def parse_run_yaml(data: bytes) -> tuple[dict[str, object], dict[str, object]]:
     """(context values by column name, tags) of one run.yaml, or ContextError saying why."""
     try:
-        doc = yaml.safe_load(data.decode("utf-8-sig")) if data.strip() else {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ContextError(f"not valid YAML: {exc}".splitlines()[0]) from None
+        doc = safe_yaml.load(data)
+    except safe_yaml.YamlInputError as exc:
+        raise ContextError(str(exc)) from None
     if doc is None:
         doc = {}
     if not isinstance(doc, dict):
@@ -61,17 +81,18 @@ def parse_run_yaml(data: bytes) -> tuple[dict[str, object], dict[str, object]]:
     values: dict[str, object] = {}
     tags: dict[str, object] = {}
     for key, value in doc.items():
-        key = str(key)
+        key = _key(key, "key")
+        if value is None:
+            continue
         if key == "tags":
             if not isinstance(value, dict):
-                raise ContextError(f"'tags' must be a mapping, found {value!r}")
-            tags.update({str(k): v for k, v in value.items()})
-        elif value is None:
-            continue
+                raise ContextError(f"'tags' must be a mapping, found {shown(value)}")
+            tags.update({_key(k, "tag"): v for k, v in value.items()})
         elif key in CONTEXT_KEYS:
             values[CONTEXT_KEYS[key]] = context_value(key, value)
         else:
             tags[key] = value
+    _check_tags(tags)
     return values, tags
 
 
@@ -80,9 +101,9 @@ def context_value(key: str, value: object) -> object:
     if key in _TEXT_KEYS:
         return _text(key, value)
     if key in _INT_KEYS:
-        return _whole(key, int(value) if isinstance(value, str) and value.isdigit() else value)
+        return _whole(key, value)
     if key == "gpu_memory_gb":
-        return _positive(key, value)
+        return _gpu_memory(key, value)
     if key in _CHOICES:
         return _choice(key, value, _CHOICES[key])
     return _date(value)
@@ -93,89 +114,147 @@ CONTEXT_KEYS = {**{k: k for k in (*_TEXT_KEYS, *_INT_KEYS, *_CHOICES, "gpu_memor
                 "date": "run_date"}
 
 
+def _key(key: object, kind: str) -> str:
+    if isinstance(key, str):
+        return key
+    raise ContextError(f"{kind} {shown(key)} must be text: put it in quotes (YAML reads "
+                       "numbers, yes/no and on/off as values)")
+
+
+def _check_tags(tags: dict[str, object]) -> None:
+    if len(tags) > MAX_TAGS:
+        raise ContextError(f"{len(tags)} tags (unknown keys count as tags), above the "
+                           f"{MAX_TAGS} limit")
+    for key, value in tags.items():
+        try:
+            size = len(json.dumps({key: value}, sort_keys=True, default=str, allow_nan=False))
+        except (TypeError, ValueError) as exc:  # NaN, or mixed key types in a mapping
+            raise ContextError(f"tag {shown(key)} cannot be stored as JSON ({exc}), found "
+                               f"{shown(value)}") from None
+        if size > MAX_TAG_JSON_CHARS:
+            raise ContextError(f"tag {shown(key)} is {size:,} characters as JSON, above the "
+                               f"{MAX_TAG_JSON_CHARS:,} limit, found {shown(value)}")
+
+
 def _text(key: str, value: object) -> str:
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        return str(value)
-    raise ContextError(f"'{key}' must be text, found {value!r}")
+    number = isinstance(value, int) and not isinstance(value, bool) \
+        or isinstance(value, float) and math.isfinite(value)  # a model number: 4090
+    if not (isinstance(value, str) or number):
+        raise ContextError(f"'{key}' must be text, found {shown(value)}")
+    text = str(value)
+    if len(text) > MAX_TEXT_CHARS:
+        raise ContextError(f"'{key}' is {len(text):,} characters, above the "
+                           f"{MAX_TEXT_CHARS} limit for a name, found {shown(value)}")
+    return text
 
 
 def _whole(key: str, value: object) -> int:
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    raise ContextError(f"'{key}' must be a whole number above 0, found {value!r}")
+    number = value
+    if isinstance(value, str) and value.isascii() and value.isdigit() \
+            and len(value) <= safe_yaml.MAX_INT_DIGITS:  # '²'.isdigit() is true; int() fails
+        number = int(value)
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise ContextError(f"'{key}' must be a whole number above 0, found {shown(value)}")
+    if number > MAX_WHOLE[key]:
+        raise ContextError(f"'{key}' must be at most {MAX_WHOLE[key]:,}, found {shown(value)}")
+    return number
 
 
-def _positive(key: str, value: object) -> float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    raise ContextError(f"'{key}' must be a number of GB above 0, found {value!r}")
+def _gpu_memory(key: str, value: object) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0:
+        raise ContextError(f"'{key}' must be a number of GB above 0, found {shown(value)}")
+    if value > MAX_GPU_MEMORY_GB:  # inf too
+        raise ContextError(f"'{key}' must be at most {MAX_GPU_MEMORY_GB:,} GB per GPU, "
+                           f"found {shown(value)}")
+    return float(value)
 
 
 def _choice(key: str, value: object, allowed: tuple[str, ...]) -> str:
-    text = str(value).strip().lower()
+    text = value.strip().lower() if isinstance(value, str) else None
     if text in allowed:
         return text
-    raise ContextError(f"'{key}' must be one of {', '.join(allowed)}, found {value!r}")
+    raise ContextError(f"'{key}' must be one of {', '.join(allowed)}, found {shown(value)}")
+
+
+_YAML_DAY = re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})")  # YAML 1.1 allows 2026-1-5
 
 
 def _date(value: object) -> str:
-    if isinstance(value, (dt.date, dt.datetime)):
+    if isinstance(value, dt.date):  # an explicit !!timestamp; plain dates arrive as text
         return value.isoformat()
-    try:
-        return dt.date.fromisoformat(str(value)).isoformat()
-    except ValueError:
-        raise ContextError(f"'date' must be an ISO date (2026-11-21), found {value!r}") from None
+    if isinstance(value, (str, int)) and not isinstance(value, bool):
+        text = str(value).strip()
+        for read in (dt.date.fromisoformat, _yaml_day, dt.datetime.fromisoformat):
+            try:
+                return read(text).isoformat()
+            except ValueError:
+                continue
+    raise ContextError(f"'date' must be an ISO date (2026-11-21), found {shown(value)}")
+
+
+def _yaml_day(text: str) -> dt.date:
+    if day := _YAML_DAY.fullmatch(text):
+        return dt.date(*map(int, day.groups()))
+    raise ValueError(text)
+
+
+@dataclass(frozen=True)
+class _ContextFile:
+    path: str  # relative to the raw root
+    values: dict[str, object]
+    tags: dict[str, object]
+    error: str | None = None  # why it is not applied
 
 
 class ContextResolver:
     """Effective context of any path, from the run.yaml files found during discovery and
-    the path conventions."""
+    the path conventions (with the reason they were not loaded, if so)."""
 
-    def __init__(self, run_yamls: dict[str, bytes],
-                 conventions: path_conventions.PathConventions | None = None):
+    def __init__(self, run_yamls: Mapping[str, bytes | str],
+                 conventions: path_conventions.PathConventions | None = None,
+                 conventions_error: str | None = None):
+        """run_yamls: path -> bytes, or the reason the file could not be read (text)."""
         self.conventions = conventions
-        self._resolved: dict[str, RunContext | ContextError] = {}
-        # folder ("" = raw root) -> parsed context, or the error that rejects its subtree
-        self._by_folder: dict[str, tuple[str, dict, dict] | ContextError] = {}
-        self.errors: dict[str, str] = {}
+        self._resolved: dict[str, RunContext] = {}
+        self._by_folder: dict[str, _ContextFile] = {}  # folder ("" = raw root) -> its run.yaml
+        self.errors: dict[str, str] = {}  # run.yaml not applied -> why
         for relpath, data in sorted(run_yamls.items()):
             folder = relpath.rsplit("/", 1)[0] if "/" in relpath else ""
             try:
-                values, tags = parse_run_yaml(data)
-                self._by_folder[folder] = (relpath, values, tags)
+                if isinstance(data, str):
+                    raise ContextError(data)
+                self._by_folder[folder] = _ContextFile(relpath, *parse_run_yaml(data))
             except ContextError as exc:
                 self.errors[relpath] = str(exc)
-                self._by_folder[folder] = ContextError(f"{relpath}: {exc}")
+                self._by_folder[folder] = _ContextFile(relpath, {}, {}, str(exc))
+        self._everywhere = (f"{PATH_CONVENTIONS_FILE} not applied: {conventions_error}",) \
+            if conventions_error else ()
 
     def resolve(self, relpath: str) -> RunContext:
-        """The file's effective context (computed once per path), or ContextError."""
+        """The file's effective context (computed once per path). Context that cannot be
+        applied is left out and named in `warnings`; nothing here raises ContextError."""
         if relpath not in self._resolved:
-            try:
-                self._resolved[relpath] = self._resolve(relpath)
-            except ContextError as exc:
-                self._resolved[relpath] = exc
-        found = self._resolved[relpath]
-        if isinstance(found, ContextError):
-            raise found
-        return found
+            self._resolved[relpath] = self._resolve(relpath)
+        return self._resolved[relpath]
 
     def _resolve(self, relpath: str) -> RunContext:
         values: dict[str, object] = {}
         tags: dict[str, object] = {}
         sources: dict[str, str] = {}
         files: list[str] = []
+        warnings: list[str] = []
         for folder in _ancestors(relpath):
-            entry = self._by_folder.get(folder)
-            if entry is None:
+            found = self._by_folder.get(folder)
+            if found is None:
                 continue
-            if isinstance(entry, ContextError):
-                raise entry
-            path, own_values, own_tags = entry
-            files.append(path)
-            for key, value in own_values.items():
+            if found.error:
+                warnings.append(f"{found.path} not applied: {found.error}")
+                continue
+            files.append(found.path)
+            for key, value in found.values.items():
                 if key not in values:
-                    values[key], sources[key] = value, path
-            for key, value in own_tags.items():
+                    values[key], sources[key] = value, found.path
+            for key, value in found.tags.items():
                 tags.setdefault(key, value)
         name, from_path = self.conventions.match(relpath) if self.conventions else (None, {})
         for key, value in from_path.items():
@@ -183,9 +262,11 @@ class ContextResolver:
                 try:
                     values[CONTEXT_KEYS[key]] = context_value(key, value)
                 except ContextError as exc:
-                    raise ContextError(f"path convention {name!r}: {exc}") from None
+                    warnings.append(f"path convention {name!r}: value not applied: {exc}")
+                    continue
                 sources[CONTEXT_KEYS[key]] = f"path:{name}"
-        return RunContext(values, tags, tuple(files), from_path, sources)
+        return RunContext(values, tags, tuple(files), from_path, sources,
+                          (*warnings, *self._everywhere))
 
 
 def _ancestors(relpath: str) -> list[str]:
@@ -203,10 +284,10 @@ def resolver_for(raw_root: Path, relpath: str) -> ContextResolver:
             candidate = raw_root / folder / name
             if candidate.is_file():
                 files[candidate.relative_to(raw_root).as_posix()] = candidate.read_bytes()
-    conventions = None
+    conventions, conventions_error = None, None
     if (raw_root / PATH_CONVENTIONS_FILE).is_file():
         try:
             conventions = path_conventions.load((raw_root / PATH_CONVENTIONS_FILE).read_bytes())
-        except path_conventions.ConventionError:
-            conventions = None  # ingestion rejects the file and applies no convention
-    return ContextResolver(files, conventions)
+        except path_conventions.ConventionError as exc:
+            conventions_error = str(exc)  # ingestion rejects the file, applies no convention
+    return ContextResolver(files, conventions, conventions_error)

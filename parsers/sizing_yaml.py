@@ -6,21 +6,25 @@ whole, with the path of the bad value, since half a scenario would plan the wron
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-import yaml
-
+from parsers import safe_yaml
 from parsers.base import FormatError, Parsed, SourceFile, frame
+from parsers.safe_yaml import shown
 from schemas.scenarios import CAPACITY_SCENARIOS, SLO_POLICIES
 from schemas.sizing import PERCENTILES
 from schemas.spec import Table
 
+# Users, GPUs per server: a billion is beyond any plan, and fits every integer column.
+MAX_WHOLE = 1_000_000_000
+
 
 def _load(src: SourceFile) -> Any:
     try:
-        return yaml.safe_load(src.text())
-    except yaml.YAMLError as exc:
-        raise FormatError(f"not valid YAML: {str(exc).splitlines()[0]}") from None
+        return safe_yaml.load(src.text())
+    except safe_yaml.YamlInputError as exc:
+        raise FormatError(str(exc)) from None
 
 
 def _looks_like(src: SourceFile, *keys: str) -> bool:
@@ -33,35 +37,37 @@ def _looks_like(src: SourceFile, *keys: str) -> bool:
 def _text(value: Any, where: str) -> str:
     if isinstance(value, str) and value.strip():
         return value.strip()
-    raise FormatError(f"{where} must be a non-empty name, found {value!r}")
+    raise FormatError(f"{where} must be a non-empty name, found {shown(value)}")
 
 
 def _positive(value: Any, where: str, whole: bool = False) -> float:
     ok = isinstance(value, int) if whole else isinstance(value, (int, float))
-    if ok and not isinstance(value, bool) and value > 0:
+    if ok and not isinstance(value, bool) and value > 0 \
+            and (value <= MAX_WHOLE if whole else math.isfinite(value)):
         return value
-    kind = "a whole number" if whole else "a number"
-    raise FormatError(f"{where} must be {kind} above 0, found {value!r}")
+    kind = f"a whole number above 0 and at most {MAX_WHOLE:,}" if whole else \
+        "a finite number above 0"
+    raise FormatError(f"{where} must be {kind}, found {shown(value)}")
 
 
 def _percentile(value: Any, where: str) -> str:
     text = str(value).strip().lower()
     if text in PERCENTILES:
         return text
-    raise FormatError(f"{where} must be one of {', '.join(PERCENTILES)}, found {value!r}")
+    raise FormatError(f"{where} must be one of {', '.join(PERCENTILES)}, found {shown(value)}")
 
 
 def _mapping(value: Any, where: str) -> dict:
     if isinstance(value, dict):
         return value
-    raise FormatError(f"{where} must be a mapping, found {value!r}")
+    raise FormatError(f"{where} must be a mapping, found {shown(value)}")
 
 
 class SloPolicies:
     """`- {name, percentile, max_latency_ms}` items, as a list or under `policies:`."""
 
     format = "slo_policies"
-    version = 1
+    version = 2  # 2: read within safe_yaml limits; infinite numbers rejected
     tables: tuple[Table, ...] = (SLO_POLICIES,)
 
     def sniff(self, src: SourceFile) -> bool:
@@ -91,7 +97,7 @@ class CapacityScenarios:
     """One scenario mapping, or a list of them, each with server, slo and demands."""
 
     format = "capacity_scenarios"
-    version = 1
+    version = 2  # 2: read within safe_yaml limits; infinite numbers rejected
     tables: tuple[Table, ...] = (CAPACITY_SCENARIOS,)
 
     def sniff(self, src: SourceFile) -> bool:

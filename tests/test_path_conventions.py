@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import signal
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from ingest.path_conventions import ConventionError, load
+from ingest.path_conventions import MAX_CONVENTIONS, ConventionError, load
 
 SHIPPED = Path(__file__).resolve().parents[1] / "raw" / "reference" / "path_conventions.yaml"
 LAMBDA = "tf_cnn_benchmarks/lambdal__lambda-tensorflow-benchmark/logs/"
@@ -89,11 +94,101 @@ def test_maps_values_and_absent_optional_groups():
     (b"- {name: a, pattern: '(?P<model>x)'}\n- {name: a, pattern: '(?P<gpus>x)'}",
      "duplicate convention names: a"),
     (b"- {name: a, pattern: [}", "not valid YAML"),
+    (b"- {name: a, pattern: '(?P<model>x)', spaces: [[1]]}", "'spaces' must list named groups"),
+    (b"- {name: a, pattern: '(?P<m>x)', maps: {m: [model]}}",
+     "'maps' must map group 'm' to a context key, found ['model']"),
+    (b"- {name: a, pattern: '(?P<model>x)', values: {model: {x: [1]}}}",
+     "values of 'model' must map raw text"),
+    (b"- {name: " + b"n" * 101 + b", pattern: '(?P<model>x)'}",
+     "'name' must be non-empty text of at most 100 characters"),
+    (b"- {name: a, pattern: '(?P<model>" + b"x" * 2000 + b")'}",
+     "convention 'a': 'pattern' is 2,011 characters, above the limit of 2,000"),
+    (b"- {name: a, pattern: 'x'}\n" * 101, "101 conventions, above the limit of 100"),
+    (b"- {name: a, pattern: '(?P<model>a)\\1'}", "convention 'a': 'pattern' does not compile: "
+     "invalid escape sequence: \\1; patterns are RE2 syntax (no backreferences or lookaround)"),
+    (b"- {name: a, pattern: '(?P<model>a)(?=b)'}", "'pattern' does not compile: invalid perl "
+     "operator: (?=; patterns are RE2 syntax (no backreferences or lookaround)"),
+    (b"- {name: a, pattern: '(?<!b)(?P<model>a)'}", "patterns are RE2 syntax"),
+    (b"- {name: " + b"[" * 100 + b"]" * 100 + b"}", "nesting deeper than 64 levels"),
 ])
 def test_invalid_files_say_what_is_wrong(text, message):
-    with pytest.raises(ConventionError, match=message.replace("(", r"\(").replace("[", r"\[")):
+    with pytest.raises(ConventionError, match=re.escape(message)):
         load(text)
 
 
 def test_empty_file_has_no_conventions():
     assert load(b"").apply("anything") == {}
+
+
+def test_limits_are_generous_for_honest_files():
+    entries = b"".join(b"- {name: c%d, pattern: '/(?P<model>m%d)/'}\n" % (i, i)
+                       for i in range(MAX_CONVENTIONS))
+    assert load(entries).apply("x/m99/f") == {"model": "m99"}
+
+
+@pytest.fixture
+def within_30_s():
+    """A hang fails the test instead of stopping the suite (no timing is asserted)."""
+    def _hung(signum, frame):
+        raise AssertionError("did not return within 30 s: the pattern backtracks")
+
+    previous = signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(30)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize(("pattern", "matching"), [
+    ("(?P<model>(a+)+)$", "runs/aaa"), ("(?P<model>(a|aa)+)$", "runs/aaa"),
+    ("(?P<model>(a*)*b)", "runs/aaab")])
+def test_catastrophic_patterns_run_in_linear_time(within_30_s, pattern, matching):
+    conventions = load(yaml.safe_dump([{"name": "redos", "pattern": pattern}]).encode())
+    assert conventions.apply("runs/" + "a" * 100_000 + "!/f") == {}
+    assert conventions.apply(matching)["model"].startswith("aaa")
+
+
+def test_named_groups_read_unicode_paths_and_classes_are_ascii():
+    conventions = load(b"- {name: u, pattern: '/(?P<system>[^/]+)/(?P<model>\\w+)-'}")
+    assert conventions.apply("runs/noeud-é²/resnet-1") == {"system": "noeud-é²",
+                                                           "model": "resnet"}
+    # RE2's \w, \d, \s and \b are ASCII (Python's re are Unicode): 'é' is no word character
+    assert conventions.apply("runs/noeud/résnet-1") == {}
+
+
+def test_a_file_name_with_undecodable_bytes_still_matches():
+    conventions = load(b"- {name: s, pattern: '^(?P<system>[^/]+)/'}")
+    name = b"pod-a/r\xffn.csv".decode("utf-8", "surrogateescape")  # as os.listdir gives it
+    assert conventions.apply(name) == {"system": "pod-a"}
+
+
+PROPERTY = settings(max_examples=150, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+TEXT = st.text(max_size=12) | st.sampled_from(
+    ["model", "gpus", "(?P<model>[^/]+)", "(?P<gpus>\\d+)gpus", "(a)\\1", "(?=x)", "[", ""])
+ANY = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | TEXT,
+                   lambda inner: st.lists(inner, max_size=3)
+                   | st.dictionaries(TEXT | st.integers(), inner, max_size=3), max_leaves=20)
+ENTRY = st.dictionaries(st.sampled_from(["name", "pattern", "maps", "values", "spaces",
+                                         "description", "other"]), ANY, max_size=6)
+
+
+def check(data: bytes) -> None:
+    try:
+        conventions = load(data)
+    except ConventionError as exc:
+        assert 0 < len(str(exc)) <= 600  # the list of known context keys is long
+        return
+    conventions.match("logs/a-b/fp16/8gpus/model-1/throughput/1")
+
+
+@PROPERTY
+@given(st.binary(max_size=2048))
+def test_any_bytes_load_or_raise_a_convention_error(data):
+    check(data)
+
+
+@PROPERTY
+@given(st.lists(ENTRY | ANY, max_size=4))
+def test_any_structure_loads_or_raises_a_convention_error(doc):
+    check(yaml.safe_dump(doc, allow_unicode=True).encode())

@@ -1,0 +1,184 @@
+"""run.yaml within limits: every bad value is a ContextError naming the key and the value,
+and a bad run.yaml is left out of the files under it (with a warning), never rejects them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ingest import path_conventions
+from ingest.run_context import ContextError, ContextResolver, parse_run_yaml
+from tests.test_safe_yaml import laughs
+
+PROPERTY = settings(max_examples=150, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+MESSAGE_CHARS = 250  # a reason is one readable line, whatever the value
+
+
+def reason(data: bytes) -> str:
+    with pytest.raises(ContextError) as caught:
+        parse_run_yaml(data)
+    assert len(str(caught.value)) <= MESSAGE_CHARS
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    ('nodes: "²"'.encode(), "'nodes' must be a whole number above 0, found '²'"),
+    (b"nodes: 1e400", "'nodes' must be a whole number above 0, found '1e400'"),
+    (b"nodes: 1.0e+400", "'nodes' must be a whole number above 0, found inf"),
+    (b"nodes: 100001", "'nodes' must be at most 100,000, found 100001"),
+    (b"nodes: '99999999999999999999'", "'nodes' must be at most 100,000, found "
+                                       "'99999999999999999999'"),
+    (b"nodes: true", "'nodes' must be a whole number above 0, found True"),
+    (b"gpus_per_node: -1", "'gpus_per_node' must be a whole number above 0, found -1"),
+    (b"gpus_per_node: 4.0", "'gpus_per_node' must be a whole number above 0, found 4.0"),
+    (b"gpus_per_node: 2048", "'gpus_per_node' must be at most 1,024, found 2048"),
+    (b"gpu_memory_gb: .nan", "'gpu_memory_gb' must be a number of GB above 0, found nan"),
+    (b"gpu_memory_gb: -.inf", "'gpu_memory_gb' must be a number of GB above 0, found -inf"),
+    (b"gpu_memory_gb: .inf", "'gpu_memory_gb' must be at most 10,000 GB per GPU, found inf"),
+    (b"gpu_memory_gb: 1.0e+308",
+     "'gpu_memory_gb' must be at most 10,000 GB per GPU, found 1e+308"),
+    (b"gpu_memory_gb: '80'", "'gpu_memory_gb' must be a number of GB above 0, found '80'"),
+    (b"date: 2026-13-45", "'date' must be an ISO date (2026-11-21), found '2026-13-45'"),
+    (b"date: [2026]", "'date' must be an ISO date (2026-11-21), found [2026]"),
+    (b"precision: [fp16]", "'precision' must be one of fp32, fp16, bf16, fp8, int8, int4, "
+                           "found ['fp16']"),
+    (b"system: {a: 1}", "'system' must be text, found {'a': 1}"),
+    (b"system: .nan", "'system' must be text, found nan"),
+    (b"system: " + b"s" * 300, "'system' is 300 characters, above the 200 limit for a name, "
+                               "found 'sssss"),
+    (b"2026: q4", "key 2026 must be text: put it in quotes"),
+    (b"on: x", "key True must be text: put it in quotes (YAML reads numbers, yes/no and "
+               "on/off as values)"),
+    (b"tags: {1: x}", "tag 1 must be text: put it in quotes"),
+    (b"tags: [x]", "'tags' must be a mapping, found ['x']"),
+    (b"notes: " + b"n" * 2000, "tag 'notes' is 2,013 characters as JSON, above the 1,000 "
+                               "limit, found 'nnnn"),
+    (b"tags: {ratio: .nan}", "tag 'ratio' cannot be stored as JSON (Out of range float values "
+                             "are not JSON compliant"),
+    (b"tags: {m: {1: x, b: y}}", "tag 'm' cannot be stored as JSON"),
+    (b"".join(b"k%d: v\n" % i for i in range(51)), "51 tags (unknown keys count as tags), "
+                                                   "above the 50 limit"),
+    (b"- nodes: 1", "must be a mapping of keys, found list"),
+    (b"nodes: " + b"9" * 5000, "an integer of 5,000 digits at line 1: write it as text"),
+    (b"a: " + b"[" * 5000 + b"]" * 5000, "nesting deeper than 64 levels at line 1"),
+    (laughs(9), "more than 100,000 values"),
+    (b"nodes: [", "not valid YAML"),
+    (b"\xff", "not valid UTF-8"),
+])
+def test_bad_values_name_the_key_and_the_value(data, expected):
+    assert expected in reason(data)
+
+
+@pytest.mark.parametrize(("data", "values"), [
+    (b"nodes: '8'\ngpus_per_node: 8", {"nodes": 8, "gpus_per_node": 8}),
+    (b"nodes: 100000\ngpu_memory_gb: 10000", {"nodes": 100_000, "gpu_memory_gb": 10_000.0}),
+    (b"date: 2026-10-14", {"run_date": "2026-10-14"}),
+    (b"date: 2026-1-5", {"run_date": "2026-01-05"}),  # YAML 1.1 allows single digits
+    (b"date: 2026-10-14 10:30:00", {"run_date": "2026-10-14T10:30:00"}),
+    (b"date: !!timestamp 2026-10-14", {"run_date": "2026-10-14"}),
+    (b"gpu_model: 4090\nprecision: ' FP16 '", {"gpu_model": "4090", "precision": "fp16"}),
+    (b"nodes: ~\ntags: ~", {}),  # empty keys are left out
+])
+def test_good_values(data, values):
+    assert parse_run_yaml(data)[0] == values
+
+
+def test_unknown_keys_and_tags_are_kept_as_tags():
+    assert parse_run_yaml(b"owner: infra\ntags: {ticket: 42}") == (
+        {}, {"owner": "infra", "ticket": 42})
+
+
+# the resolver: a broken run.yaml is left out, its files keep the rest of their context
+
+ROOT = b"system: pod-a\nnodes: 2\nprecision: fp16\n"
+
+
+def test_files_under_a_broken_run_yaml_keep_the_parents_values_and_a_warning():
+    resolver = ContextResolver({"run.yaml": ROOT, "a/run.yaml": 'nodes: "²"\n'.encode()})
+    context = resolver.resolve("a/b/result.csv")
+    assert context.values == {"system": "pod-a", "nodes": 2, "precision": "fp16"}
+    assert context.sources == {"system": "run.yaml", "nodes": "run.yaml",
+                               "precision": "run.yaml"}
+    assert context.files == ("run.yaml",)
+    assert context.warnings == (
+        "a/run.yaml not applied: 'nodes' must be a whole number above 0, found '²'",)
+    assert resolver.errors == {"a/run.yaml": "'nodes' must be a whole number above 0, "
+                                             "found '²'"}
+    assert resolver.resolve("b/result.csv").warnings == ()  # other folders unaffected
+
+
+def test_a_file_with_no_context_left_still_resolves():
+    resolver = ContextResolver({"a/run.yaml": b"a: " + b"[" * 5000 + b"]" * 5000})
+    context = resolver.resolve("a/result.csv")
+    assert (context.values, context.files) == ({}, ())
+    assert context.warnings == ("a/run.yaml not applied: nesting deeper than 64 levels at "
+                                "line 1",)
+    assert context.row()["context_files"] is None
+
+
+def test_an_unreadable_run_yaml_is_left_out_with_its_reason():
+    resolver = ContextResolver({"run.yaml": ROOT, "a/run.yaml": "permission denied: not read"})
+    assert resolver.resolve("a/x.csv").warnings == (
+        "a/run.yaml not applied: permission denied: not read",)
+    assert resolver.resolve("a/x.csv").values["system"] == "pod-a"
+
+
+def test_a_path_value_of_the_wrong_type_is_left_out_with_a_warning():
+    conventions = path_conventions.load(
+        b"- {name: layout, pattern: '/(?P<nodes>[^/]+)nodes/(?P<system>[^/]+)/'}")
+    context = ContextResolver({}, conventions).resolve("runs/0nodes/pod-b/x.csv")
+    assert context.values == {"system": "pod-b"}
+    assert context.sources == {"system": "path:layout"}
+    assert context.path_values == {"nodes": "0", "system": "pod-b"}  # what the path said
+    assert context.warnings == ("path convention 'layout': value not applied: 'nodes' must "
+                                "be a whole number above 0, found '0'",)
+
+
+def test_broken_path_conventions_are_named_on_every_file():
+    context = ContextResolver({"run.yaml": ROOT}, None, "not valid YAML: x").resolve("x.csv")
+    assert context.values["system"] == "pod-a"
+    assert context.warnings == ("reference/path_conventions.yaml not applied: not valid "
+                                "YAML: x",)
+
+
+# whatever the bytes or the structure: a context, or ContextError; never anything else
+
+def check_run_yaml(data: bytes) -> None:
+    try:
+        parse_run_yaml(data)
+    except ContextError as exc:
+        assert 0 < len(str(exc)) <= MESSAGE_CHARS
+    context = ContextResolver({"run.yaml": ROOT, "a/run.yaml": data}).resolve("a/b/f.csv")
+    json.dumps(context.row())  # what raw.file_context stores
+    assert context.values["system"] == "pod-a" or context.files[0] == "a/run.yaml"
+
+
+@PROPERTY
+@given(st.binary(max_size=2048))
+def test_any_bytes_give_a_context_or_a_context_error(data):
+    check_run_yaml(data)
+
+
+SCALARS = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=40)
+           | st.dates() | st.sampled_from(["²", "8", "-1", "fp16", "2026-13-45", "1e400"]))
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
+                      | st.dictionaries(st.text(max_size=8) | st.integers(), inner,
+                                        max_size=4), max_leaves=30)
+KEYS = st.sampled_from(["system", "gpu_model", "gpu_memory_gb", "gpus_per_node", "nodes",
+                        "virtualization", "precision", "date", "tags", "dataset", "other"])
+
+
+@PROPERTY
+@given(st.dictionaries(KEYS | st.integers() | st.booleans(), VALUES, max_size=8),
+       st.integers(0, 80))
+def test_any_structure_gives_a_context_or_a_context_error(doc, depth):
+    if depth and doc:
+        key = next(iter(doc))
+        for _ in range(depth):
+            doc[key] = [doc[key]]
+    check_run_yaml(yaml.safe_dump(doc, allow_unicode=True).encode())
