@@ -2,7 +2,8 @@
 
 import dagster as dg
 
-from assets.metadata import table_metadata
+from assets.derived import fresh_check, rebuild
+from assets.keys import table_key
 from assets.raw import RAW_KEYS
 from assets.resources import SizingRules, Warehouse
 from assets.row_checks import rows_check
@@ -18,7 +19,7 @@ from schemas.model_analyzer_checkpoint import (
 from schemas.perf_analyzer import PERF_ANALYZER
 from transforms.inference import build_inference_measurements
 
-INFERENCE_KEY = dg.AssetKey(["core", "inference_measurements"])
+INFERENCE_KEY = table_key(INFERENCE_MEASUREMENTS)
 
 CHECK_THROUGHPUT_POSITIVE = "throughput_positive"
 CHECK_PERCENTILES_ORDERED = "latency_percentiles_ordered"
@@ -37,13 +38,12 @@ _INPUTS = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOI
     deps=[RAW_KEYS[t.key] for t in _INPUTS],
     kinds={"duckdb"},
     description=INFERENCE_MEASUREMENTS.description,
+    check_specs=[fresh_check(INFERENCE_KEY)],
 )
 def inference_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse):
-    with warehouse.writer() as store:
-        held_back = build_inference_measurements(store, context.run_id)
-        metadata = table_metadata(store, INFERENCE_MEASUREMENTS)
-    metadata["rows_quarantined"] = dg.MetadataValue.int(held_back)
-    return dg.MaterializeResult(metadata=metadata)
+    yield from rebuild(context, warehouse, [INFERENCE_MEASUREMENTS],
+                       lambda store: build_inference_measurements(store, context.run_id),
+                       core=True)
 
 
 _WHERE = f"FROM {INFERENCE_MEASUREMENTS.qualified}"

@@ -6,15 +6,17 @@ checks hand their suites to one worker process per run, started as soon as the r
 it will rebuild tables with data in them: its start-up overlaps the rebuild, on the other
 core, instead of delaying the run. The ingesting process never imports GX.
 
-Protocol: one JSON request per line on the worker's stdin ({"suite": "module:function",
-"name", "warehouse"}), one JSON reply per line on its stdout. The worker opens the
-published warehouse read-only for each request, as any reader does.
+A suite is read in the run's process, against the run's own (not yet published) warehouse:
+its frame goes to the worker as an Arrow IPC file, its expectations as their class names
+and arguments (`RECORDER` stands in for the gx module to record them), and the worker
+builds and validates them. Protocol: one JSON request per line on the worker's stdin
+({"name", "frame": path, "expectations": [{"type", "kwargs"}]}), one JSON reply per line
+on its stdout.
 """
 
 from __future__ import annotations
 
 import atexit
-import importlib
 import json
 import os
 import select
@@ -26,8 +28,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
+import polars as pl
+
 from assets.gx_validation import Outcome, gx_context, validate
-from ingest.store import Store, connect
+from ingest.store import Store
 
 REPLY_TIMEOUT_S = 600.0  # each suite takes a fraction of a second at 10,000 files
 
@@ -45,9 +49,16 @@ class GxWorker:
         with self._lock:
             self._start()
 
-    def validate(self, suite: Any, name: str, warehouse: Path) -> Outcome:
-        request = {"suite": f"{suite.__module__}:{suite.__qualname__}", "name": name,
-                   "warehouse": str(warehouse)}
+    def validate(self, suite: Any, name: str, store: Store) -> Outcome:
+        """Read `suite` against `store` here; validate it in the worker."""
+        frame, expectations = suite(store, RECORDER)
+        with tempfile.TemporaryDirectory(prefix="gx-") as folder:
+            path = Path(folder) / "frame.arrow"
+            frame.write_ipc(path)
+            return self.request({"name": name, "frame": str(path),
+                                 "expectations": expectations})
+
+    def request(self, request: dict) -> Outcome:
         with self._lock:
             proc = self._start()
             assert proc.stdin is not None and proc.stdout is not None
@@ -68,7 +79,7 @@ class GxWorker:
                 raise RuntimeError(f"the GX worker exited: {self._stderr_tail()}")
         reply = json.loads(line)
         if "error" in reply:
-            raise RuntimeError(f"GX suite {request['suite']} failed: {reply['error']}")
+            raise RuntimeError(f"GX suite {request['name']} failed: {reply['error']}")
         return Outcome(**reply)
 
     def stop(self) -> None:
@@ -98,6 +109,21 @@ WORKER = GxWorker()
 atexit.register(WORKER.stop)
 
 
+class _Expectations:
+    def __getattr__(self, kind: str) -> Any:
+        return lambda **kwargs: {"type": kind, "kwargs": kwargs}
+
+
+class _Recorder:
+    """Stands in for the gx module: `RECORDER.expectations.ExpectX(**kwargs)` gives a
+    record that the worker turns into `gx.expectations.ExpectX(**kwargs)`."""
+
+    expectations = _Expectations()
+
+
+RECORDER = _Recorder()
+
+
 def serve(requests: IO[str], replies: IO[str]) -> None:
     import great_expectations as gx
 
@@ -105,13 +131,9 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
     for line in requests:
         request = json.loads(line)
         try:
-            module, function = request["suite"].split(":")
-            suite = getattr(importlib.import_module(module), function)
-            con = connect(Path(request["warehouse"]), read_only=True)
-            try:
-                frame, expectations = suite(Store(con), gx)
-            finally:
-                con.close()
+            frame = pl.read_ipc(request["frame"])
+            expectations = [getattr(gx.expectations, e["type"])(**e["kwargs"])
+                            for e in request["expectations"]]
             reply = asdict(validate(request["name"], frame, expectations, gx))
         except Exception as error:  # the check reports it; the worker serves the next one
             reply = {"error": f"{type(error).__name__}: {error}"}

@@ -6,9 +6,11 @@ from datetime import UTC, datetime
 
 import dagster as dg
 
+from assets.derived import CHECK_FRESH, MAX_REASON_CHARS, fresh_check
+from assets.keys import REPORT_KEY
+from assets.keys import table_key as key
 from assets.raw import RAW_KEYS
 from assets.resources import Warehouse
-from assets.sizing import key
 from ingest.engine import mark_derived_complete
 from reports.checks import CheckOutcome
 from reports.paths import report_path
@@ -20,8 +22,9 @@ from schemas.sizing import TABLES as INFERENCE_SIZING
 from schemas.storage import SIZING_TABLES as STORAGE_SIZING
 from schemas.storage import STORAGE_MEASUREMENTS
 from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
+from transforms.freshness import mark_fresh, mark_stale, stale
 
-REPORT_KEY = dg.AssetKey(["reports", "sizing_report"])
+REPORT_TABLE = "reports.sizing_report"  # its name in raw.derived_status
 # Every table the report reads; also every asset whose checks it shows, so with the lowest
 # priority the report runs after those checks in the same run.
 _DEPS = [RAW_KEYS[t.key] for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, SLO_POLICIES)]
@@ -31,7 +34,7 @@ _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUR
 
 
 @dg.asset(key=REPORT_KEY, group_name="reports", kinds={"html"}, deps=_DEPS,
-          op_tags={"dagster/priority": "-100"},
+          op_tags={"dagster/priority": "-100"}, check_specs=[fresh_check(REPORT_KEY)],
           description="The sizing report: warehouse/reports/sizing-report.html, one "
                       "self-contained page (no script, nothing loaded from outside, "
                       "printable) with every sizing result, its evidence and the data "
@@ -40,16 +43,29 @@ _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUR
                       "storage against GPU demand, checkpoint write times, capacity plans, "
                       "files loaded and rejected, and the asset-check results.")
 def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
-    outcomes = check_outcomes(context.instance, check_descriptions(
-        context.job_def.asset_layer.asset_graph), context.run_id)
     out = report_path(warehouse.file())
-    with warehouse.reader() as store:
-        written = write_report(store, out, outcomes, source=str(warehouse.file()))
     with warehouse.writer() as store:  # the report is the last derived asset of a run
-        mark_derived_complete(store, context.run_id)
+        try:
+            outcomes = check_outcomes(context.instance, check_descriptions(
+                context.job_def.asset_layer.asset_graph), context.run_id)
+            written = write_report(store, out, outcomes, source=str(warehouse.file()))
+        except Exception as exc:  # noqa: BLE001 - contained: the last report stays
+            reason = f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS]
+            context.log.error(f"the report was not rewritten (the last one stays): {reason}")
+            since = mark_stale(store, [REPORT_TABLE], context.run_id, reason)[0]
+            yield dg.MaterializeResult(metadata={
+                "path": dg.MetadataValue.path(str(out)), "stale": True,
+                "stale_since_run": since["stale_since_run_id"], "reason": reason})
+            yield dg.AssetCheckResult(check_name=CHECK_FRESH, passed=False, metadata={
+                "stale_since_run": since["stale_since_run_id"], "reason": reason})
+            return
+        mark_fresh(store, [REPORT_TABLE], context.run_id)
+        if stale(store).is_empty():
+            mark_derived_complete(store, context.run_id)
     if written.missing:
         context.log.info("report sections without data yet: " + "; ".join(written.missing))
-    return dg.MaterializeResult(metadata={
+    yield dg.AssetCheckResult(check_name=CHECK_FRESH, passed=True)
+    yield dg.MaterializeResult(metadata={
         "path": dg.MetadataValue.path(str(written.path)),
         "plots": dg.MetadataValue.int(sum(written.plots.values())),
         "plots_by_kind": dg.MetadataValue.json(written.plots),
@@ -81,9 +97,9 @@ def check_outcomes(instance: dg.DagsterInstance, checks: Mapping[dg.AssetCheckKe
     for check_key in keys:
         record = latest.get(check_key)
         note = ""
-        if record is not None and record.evaluation is None:  # planned or running
+        if record is not None and _evaluation(record) is None:  # planned, running, skipped
             earlier = [r for r in storage.get_asset_check_execution_history(check_key, limit=10)
-                       if r.evaluation is not None]
+                       if _evaluation(r) is not None]
             if record.run_id == current_run_id and earlier:
                 note = "from an earlier run: this run evaluates it after the report. "
             record = earlier[0] if earlier else record
@@ -96,7 +112,7 @@ def _outcome(check_key: dg.AssetCheckKey, description: str, record, note: str
     asset, name = check_key.asset_key.to_user_string(), check_key.name
     if record is None:
         return CheckOutcome(asset, name, "never run", description)
-    evaluation = record.evaluation
+    evaluation = _evaluation(record)
     when = datetime.fromtimestamp(record.create_timestamp, UTC).replace(tzinfo=None)
     if evaluation is None:
         status = str(getattr(record.status, "value", record.status)).lower()
@@ -106,6 +122,13 @@ def _outcome(check_key: dg.AssetCheckKey, description: str, record, note: str
     status = "passed" if evaluation.passed else ("warning" if severity == "WARN" else "failed")
     return CheckOutcome(asset, name, status, description,
                         note + _detail(evaluation.metadata), when, record.run_id)
+
+
+def _evaluation(record) -> dg.AssetCheckEvaluation | None:
+    """The record's evaluation; None while the check is planned or running, and when it was
+    skipped (the record then carries the planned event, which has no verdict)."""
+    found = record.evaluation
+    return found if isinstance(found, dg.AssetCheckEvaluation) else None
 
 
 def _detail(metadata: Mapping[str, object]) -> str:

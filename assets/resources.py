@@ -5,11 +5,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import dagster as dg
+from pydantic import PrivateAttr
 
 from ingest import config
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Limits
-from ingest.lock import DEFAULT_WAIT_S, writer_lock
-from ingest.publish import staged
+from ingest.lock import DEFAULT_WAIT_S
+from ingest.publish import Publication, staged
 from ingest.store import Store, connect
 
 
@@ -23,6 +24,11 @@ class Warehouse(dg.ConfigurableResource):
     max_parse_seconds: float | None = None
     lock_wait_s: float | None = None
     purge_missing: bool = False  # drop the rows of files no longer under the raw root
+    keep_missing: bool = False  # keep rows of files gone from disk in core and sizing tables
+    # In a run, every step writes to one staging copy, published once when the run ends
+    # (teardown): readers see the whole previous warehouse or the whole new one.
+    _run: Publication | None = PrivateAttr(default=None)
+    _in_run: bool = PrivateAttr(default=False)
 
     def raw_root(self) -> Path:
         return config.raw_dir(self.raw_dir)
@@ -37,19 +43,44 @@ class Warehouse(dg.ConfigurableResource):
             self.purge_missing,
         )
 
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self._in_run = True
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        """The run is over: publish what its steps committed (a step that failed rolled
+        its own writes back, so what is committed is whole)."""
+        if self._run is not None:
+            run, self._run = self._run, None
+            outcome = run.close(publish=True)
+            if outcome is not None and outcome.beside and context.log:
+                context.log.warning(f"not published over {self.file()}: {outcome.beside}; "
+                                    f"this run's warehouse is {outcome.published}")
+
+    def _wait_s(self) -> float:
+        return config.lock_wait_s(self.lock_wait_s) or DEFAULT_WAIT_S
+
     @contextmanager
     def writer(self) -> Iterator[Store]:
-        """Write a staged copy under the writer lock; publish it atomically on success."""
-        wait_s = config.lock_wait_s(self.lock_wait_s) or DEFAULT_WAIT_S
-        with writer_lock(self.file(), wait_s), staged(self.file()) as staging:
-            con = connect(staging)
-            try:
-                yield Store(con)
-            finally:
-                con.close()
+        """In a run: the run's staging store, opened on first use. Outside one: a staged
+        copy under the writer lock, published atomically when the block succeeds."""
+        if not self._in_run:
+            with staged(self.file(), self._wait_s()) as store:
+                yield store
+            return
+        if self._run is None:
+            run = Publication(self.file(), self._wait_s())
+            run.open()
+            self._run = run
+        assert self._run.store is not None
+        yield self._run.store
 
     @contextmanager
     def reader(self) -> Iterator[Store]:
+        """In a run that has written: the run's own store (its checks and report read what
+        it is about to publish). Otherwise the published file, read-only."""
+        if self._run is not None and self._run.store is not None:
+            yield self._run.store
+            return
         con = connect(self.file(), read_only=True)
         try:
             yield Store(con)

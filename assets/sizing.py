@@ -2,10 +2,12 @@
 
 import dagster as dg
 
-from assets.metadata import table_metadata
+from assets.derived import fresh_checks, rebuild
+from assets.keys import table_key
 from assets.raw import RAW_KEYS
 from assets.resources import SizingRules, Warehouse
 from schemas.context import REFERENCE_GPUS, REFERENCE_MODELS
+from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.scenarios import CAPACITY_SCENARIOS, SLO_POLICIES
 from schemas.sizing import (
     CAPACITY_PLAN,
@@ -15,24 +17,24 @@ from schemas.sizing import (
     GPU_MEMORY_RULE,
     INFERENCE_OPTIMAL_CONCURRENCY,
 )
-from schemas.spec import Table
 from transforms.sizing.tables import build_memory, build_optimal, build_plans
 
-INFERENCE_KEY = dg.AssetKey(["core", "inference_measurements"])
-
-
-def key(table: Table) -> dg.AssetKey:
-    return dg.AssetKey([table.schema, table.name])
+key = table_key  # the name the other asset modules know
+INFERENCE_KEY = table_key(INFERENCE_MEASUREMENTS)
 
 
 @dg.asset(key=key(INFERENCE_OPTIMAL_CONCURRENCY), group_name="sizing", kinds={"duckdb"},
           deps=[INFERENCE_KEY, RAW_KEYS[SLO_POLICIES.key]],
-          description=INFERENCE_OPTIMAL_CONCURRENCY.description)
-def inference_optimal_concurrency(warehouse: Warehouse, rules: SizingRules):
-    with warehouse.writer() as store:
-        build_optimal(store, rules.knee_fraction)
-        return dg.MaterializeResult(metadata=table_metadata(store,
-                                                            INFERENCE_OPTIMAL_CONCURRENCY))
+          description=INFERENCE_OPTIMAL_CONCURRENCY.description,
+          check_specs=fresh_checks([INFERENCE_OPTIMAL_CONCURRENCY]))
+def inference_optimal_concurrency(context: dg.AssetExecutionContext, warehouse: Warehouse,
+                                  rules: SizingRules):
+    yield from rebuild(context, warehouse, [INFERENCE_OPTIMAL_CONCURRENCY],
+                       lambda store: build_optimal(store, rules.knee_fraction))
+
+
+_MEMORY = (GPU_MEMORY_PER_MODEL, GPU_MEMORY_RULE)
+_PLANS = (CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES)
 
 
 @dg.multi_asset(
@@ -44,13 +46,10 @@ def inference_optimal_concurrency(warehouse: Warehouse, rules: SizingRules):
         dg.AssetSpec(key(GPU_MEMORY_RULE), group_name="sizing", kinds={"duckdb"},
                      deps=[key(GPU_MEMORY_PER_MODEL)], description=GPU_MEMORY_RULE.description),
     ],
+    check_specs=fresh_checks(_MEMORY),
 )
-def gpu_memory_rule_tables(warehouse: Warehouse):
-    with warehouse.writer() as store:
-        build_memory(store)
-        for table in (GPU_MEMORY_PER_MODEL, GPU_MEMORY_RULE):
-            yield dg.MaterializeResult(asset_key=key(table),
-                                       metadata=table_metadata(store, table))
+def gpu_memory_rule_tables(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    yield from rebuild(context, warehouse, _MEMORY, build_memory)
 
 
 _PLAN_INPUTS = [INFERENCE_KEY, RAW_KEYS[CAPACITY_SCENARIOS.key], RAW_KEYS[REFERENCE_GPUS.key]]
@@ -60,11 +59,10 @@ _PLAN_INPUTS = [INFERENCE_KEY, RAW_KEYS[CAPACITY_SCENARIOS.key], RAW_KEYS[REFERE
     name="capacity_plan_tables",
     specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, deps=_PLAN_INPUTS,
                         description=t.description)
-           for t in (CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES)],
+           for t in _PLANS],
+    check_specs=fresh_checks(_PLANS),
 )
-def capacity_plan_tables(warehouse: Warehouse, rules: SizingRules):
-    with warehouse.writer() as store:
-        build_plans(store, rules.knee_fraction)
-        for table in (CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES):
-            yield dg.MaterializeResult(asset_key=key(table),
-                                       metadata=table_metadata(store, table))
+def capacity_plan_tables(context: dg.AssetExecutionContext, warehouse: Warehouse,
+                         rules: SizingRules):
+    yield from rebuild(context, warehouse, _PLANS,
+                       lambda store: build_plans(store, rules.knee_fraction))

@@ -51,14 +51,16 @@ def business_check(table: Table, suite: Suite, description: str):
     @dg.asset_check(asset=key(table), name=CHECK_BUSINESS_RULES, description=description,
                     blocking=False, op_tags={"dagster/priority": "-50"})
     def check(warehouse: Warehouse) -> dg.AssetCheckResult:
-        with warehouse.reader() as store:
-            if store.query(f"SELECT count(*) AS n FROM {table.qualified}")["n"][0] == 0:
-                return dg.AssetCheckResult(passed=True, metadata={"rows": 0})
         try:
-            return check_result(WORKER.validate(suite, table.name, warehouse.file()))
-        except RuntimeError as error:  # the suite or its worker broke: a failed check, the
-            return dg.AssetCheckResult(  # run goes on
-                passed=False, metadata={"error": dg.MetadataValue.text(str(error))})
+            with warehouse.reader() as store:
+                if store.query(f"SELECT count(*) AS n FROM {table.qualified}")["n"][0] == 0:
+                    return dg.AssetCheckResult(passed=True, metadata={"rows": 0})
+                return check_result(WORKER.validate(suite, table.name, store))
+        except Exception as error:  # noqa: BLE001 - the suite or its worker broke: a failed
+            return dg.AssetCheckResult(  # check, and the run goes on
+                passed=False, metadata={"error": dg.MetadataValue.text(
+                    f"{type(error).__name__}: {error}" if not isinstance(error, RuntimeError)
+                    else str(error))})
 
     check.__name__ = f"{table.name}_business_rules"
     return check

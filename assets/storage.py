@@ -3,10 +3,10 @@
 
 import dagster as dg
 
-from assets.metadata import table_metadata
+from assets.derived import fresh_checks, rebuild
+from assets.keys import table_key as key
 from assets.raw import RAW_KEYS
 from assets.resources import Warehouse
-from assets.sizing import key
 from schemas.context import FILE_CONTEXT, REFERENCE_MODELS
 from schemas.elbencho import ELBENCHO_RESULTS
 from schemas.fio import FIO_JOBS
@@ -39,13 +39,12 @@ def raw_key(table: Table) -> dg.AssetKey:
 
 
 @dg.asset(key=STORAGE_KEY, group_name="core", kinds={"duckdb"},
-          deps=[raw_key(t) for t in _INPUTS], description=STORAGE_MEASUREMENTS.description)
+          deps=[raw_key(t) for t in _INPUTS], description=STORAGE_MEASUREMENTS.description,
+          check_specs=fresh_checks([STORAGE_MEASUREMENTS]))
 def storage_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse):
-    with warehouse.writer() as store:
-        held_back = build_storage_measurements(store, context.run_id)
-        metadata = table_metadata(store, STORAGE_MEASUREMENTS)
-    metadata["rows_quarantined"] = dg.MetadataValue.int(held_back)
-    return dg.MaterializeResult(metadata=metadata)
+    yield from rebuild(context, warehouse, [STORAGE_MEASUREMENTS],
+                       lambda store: build_storage_measurements(store, context.run_id),
+                       core=True)
 
 
 _DEPS: dict[str, list[dg.AssetKey]] = {
@@ -62,10 +61,7 @@ _DEPS: dict[str, list[dg.AssetKey]] = {
     name="storage_sizing_tables",
     specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, deps=_DEPS[t.key],
                         description=t.description) for t in SIZING_TABLES],
+    check_specs=fresh_checks(SIZING_TABLES),
 )
-def storage_sizing_tables(warehouse: Warehouse):
-    with warehouse.writer() as store:
-        build_storage_sizing(store)
-        for table in SIZING_TABLES:
-            yield dg.MaterializeResult(asset_key=key(table),
-                                       metadata=table_metadata(store, table))
+def storage_sizing_tables(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    yield from rebuild(context, warehouse, SIZING_TABLES, build_storage_sizing)

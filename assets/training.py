@@ -2,11 +2,11 @@
 
 import dagster as dg
 
-from assets.metadata import table_metadata
+from assets.derived import fresh_checks, rebuild
+from assets.keys import table_key as key
 from assets.raw import RAW_KEYS
 from assets.resources import Warehouse
 from assets.row_checks import rows_check
-from assets.sizing import key
 from schemas.context import FILE_CONTEXT
 from schemas.tf_cnn import (
     TF_CNN_BENCHMARK_METRICS,
@@ -28,27 +28,26 @@ _INPUTS = (TF_CNN_RUNS, TF_CNN_STEPS, TF_CNN_BENCHMARK_RUNS, TF_CNN_BENCHMARK_ME
 
 
 @dg.asset(key=key(TRAINING_RUNS), group_name="core", kinds={"duckdb"},
-          deps=[RAW_KEYS[t.key] for t in _INPUTS], description=TRAINING_RUNS.description)
+          deps=[RAW_KEYS[t.key] for t in _INPUTS], description=TRAINING_RUNS.description,
+          check_specs=fresh_checks([TRAINING_RUNS]))
 def training_runs(context: dg.AssetExecutionContext, warehouse: Warehouse):
-    with warehouse.writer() as store:
-        held_back = build_training_runs(store, context.run_id)
-        metadata = table_metadata(store, TRAINING_RUNS)
-    metadata["rows_quarantined"] = dg.MetadataValue.int(held_back)
-    return dg.MaterializeResult(metadata=metadata)
+    yield from rebuild(context, warehouse, [TRAINING_RUNS],
+                       lambda store: build_training_runs(store, context.run_id), core=True)
+
+
+_SIZING = (TRAINING_SCALING, VIRTUALIZATION_OVERHEAD)
 
 
 @dg.multi_asset(
     name="training_sizing_tables",
     specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"},
                         deps=[key(TRAINING_RUNS)], description=t.description)
-           for t in (TRAINING_SCALING, VIRTUALIZATION_OVERHEAD)],
+           for t in _SIZING],
+    check_specs=fresh_checks(_SIZING),
 )
 def training_sizing_tables(context: dg.AssetExecutionContext, warehouse: Warehouse):
-    with warehouse.writer() as store:
-        build_training_sizing(store, context.run_id)
-        for table in (TRAINING_SCALING, VIRTUALIZATION_OVERHEAD):
-            yield dg.MaterializeResult(asset_key=key(table),
-                                       metadata=table_metadata(store, table))
+    yield from rebuild(context, warehouse, _SIZING,
+                       lambda store: build_training_sizing(store, context.run_id))
 
 
 @dg.asset_check(asset=key(TRAINING_RUNS), name=CHECK_FAILURES_EXPLAINED,

@@ -1,53 +1,128 @@
-"""Find every file under the raw root; symlinks that leave it are reported, not followed."""
+"""Find every entry under the raw root, without ever opening one and without ever failing.
+
+Every entry gets a `FoundFile`: regular files to be read, and, with the reason they are
+not read, hidden files, special files (FIFOs, sockets, devices: opening a FIFO blocks
+forever), symlinks that leave the root or lead nowhere, symlinked folders and folders that
+cannot be listed. So "entries on disk = rows in the ledger" holds and can be checked.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+IGNORED, REJECTED = "ignored", "rejected"
 
 
 @dataclass(frozen=True)
 class FoundFile:
-    relpath: str  # POSIX, relative to the raw root
-    path: Path
+    relpath: str  # POSIX, relative to the raw root, printable (see `printable`)
+    path: Path  # the real path, bytes of the name preserved: what is opened
     size_bytes: int
     mtime_ns: int
     outside_root: bool = False  # a symlink pointing out of the raw root
+    # set for an entry recorded without being read: its ledger status and reason
+    unread_status: str | None = None
+    unread_reason: str | None = None
+
+    @property
+    def readable(self) -> bool:
+        return self.unread_status is None
+
+
+def printable(name: str) -> str:
+    """A file name as text that UTF-8 can store: undecodable bytes (which os.fsdecode keeps
+    as lone surrogates) become `\\xNN`, so the name stays readable and its bytes known."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def discover(raw_root: Path) -> list[FoundFile]:
-    """Every file, depth first: a folder's files in name order, then its subfolders."""
+    """Every entry, depth first: a folder's entries in name order, then its subfolders."""
     root = raw_root.resolve()
     found: list[FoundFile] = []
-    _scan(root, "", root, found)
+    _scan(root, "", root, found, hidden_in=None)
     return found
 
 
-def _scan(folder: Path, prefix: str, root: Path, found: list[FoundFile]) -> None:
+def _scan(folder: Path, prefix: str, root: Path, found: list[FoundFile],
+          hidden_in: str | None) -> None:
     # scandir, not walk + Path: its entries know their type without a system call, which is
     # most of a run over an archive where nothing changed
-    with os.scandir(folder) as listing:
-        entries = sorted((e for e in listing if not e.name.startswith(".")),
-                         key=lambda e: e.name)
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError as exc:
+        found.append(_unread(prefix.rstrip("/") or ".", folder, REJECTED,
+                             f"folder could not be listed ({exc.strerror or exc}); its "
+                             "files are not ingested"))
+        return
     folders = []
     for entry in entries:
-        if entry.is_dir():  # follows a symlink, which is then not descended (as os.walk)
-            if not entry.is_symlink():
-                folders.append(entry)
-            continue
-        relpath, path = prefix + entry.name, folder / entry.name
-        if entry.is_symlink() and not _inside(path.resolve(), root):
-            found.append(FoundFile(relpath, path, 0, 0, outside_root=True))
-            continue
-        try:
-            stat = entry.stat()
-        except OSError:  # dangling symlink or vanished since listing
-            continue
-        found.append(FoundFile(relpath, path, stat.st_size, stat.st_mtime_ns))
-    for entry in folders:
-        _scan(folder / entry.name, f"{prefix}{entry.name}/", root, found)
+        relpath, path = prefix + printable(entry.name), folder / entry.name
+        hidden = hidden_in or (prefix + entry.name if entry.name.startswith(".") else None)
+        if entry.is_symlink():
+            found.append(_symlink(relpath, path, root))
+        elif entry.is_dir(follow_symlinks=False):
+            folders.append((entry.name, hidden))
+        else:
+            found.append(_file(entry, relpath, path, hidden))
+    for name, hidden in folders:
+        _scan(folder / name, f"{prefix}{printable(name)}/", root, found, hidden)
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+def _file(entry: os.DirEntry, relpath: str, path: Path, hidden: str | None) -> FoundFile:
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError as exc:  # vanished since the listing, or unreadable metadata
+        return _unread(relpath, path, REJECTED, f"could not be examined ({exc.strerror or exc})")
+    if not stat.S_ISREG(info.st_mode):
+        return _unread(relpath, path, IGNORED, f"{_kind(info.st_mode)}, not a regular file: "
+                       "not opened", info)
+    if hidden is not None:
+        where = "a hidden file" if hidden == relpath else f"inside hidden folder {hidden}/"
+        return _unread(relpath, path, IGNORED, f"{where} (name starts with '.'): not read; "
+                       "rename it to ingest it", info)
+    return FoundFile(relpath, path, info.st_size, info.st_mtime_ns)
+
+
+def _symlink(relpath: str, path: Path, root: Path) -> FoundFile:
+    try:
+        target = path.resolve(strict=True)
+        info = path.stat()
+    except (OSError, RuntimeError) as exc:  # dangling, or a loop (RuntimeError before 3.13)
+        return _unread(relpath, path, REJECTED,
+                       f"symlink that leads nowhere ({getattr(exc, 'strerror', None) or exc})")
+    inside = target == root or root in target.parents
+    if stat.S_ISDIR(info.st_mode):
+        where = f"inside the raw root ({_rel(target, root)}), ingested there" if inside \
+            else "outside the raw root"
+        return _unread(relpath, path, IGNORED,
+                       f"symlink to a folder {where}: not followed", info)
+    if not inside:
+        return FoundFile(relpath, path, 0, 0, outside_root=True, unread_status=REJECTED,
+                         unread_reason="symlink to a path outside the raw root: not followed")
+    if not stat.S_ISREG(info.st_mode):
+        return _unread(relpath, path, IGNORED, f"symlink to a {_kind(info.st_mode)}: not "
+                       "opened", info)
+    return FoundFile(relpath, path, info.st_size, info.st_mtime_ns)
+
+
+def _unread(relpath: str, path: Path, status: str, reason: str,
+            info: os.stat_result | None = None) -> FoundFile:
+    return FoundFile(relpath, path, info.st_size if info else 0,
+                     info.st_mtime_ns if info else 0, unread_status=status, unread_reason=reason)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISDIR, "folder")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def _rel(target: Path, root: Path) -> str:
+    return printable(target.relative_to(root).as_posix()) or "."

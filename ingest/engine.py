@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from ingest import faults, path_conventions
 from ingest.discovery import FoundFile, discover
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine, validate_in_bulk
 from ingest.fingerprint import code_fingerprint
+from ingest.reading import Unreadable, read_file
 from ingest.run_context import (
     CONTEXT_FILE_NAMES,
     PATH_CONVENTIONS_FILE,
@@ -33,7 +33,7 @@ from ingest.store import LedgerEntry, Store
 from parsers.base import SourceFile
 from parsers.registry import BY_FORMAT, data_tables
 from schemas.context import FILE_CONTEXT
-from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
+from schemas.ledger import DERIVED_STATUS, INGESTED_FILES, INGESTION_RUNS, QUARANTINE
 from schemas.spec import Table
 
 RUN_CONTEXT_FORMAT = "run_context"
@@ -81,18 +81,19 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     started = _now()
     rows_changed = _Once(on_rows_changed)
     tables = data_tables()
-    recreated = store.ensure([*tables, INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT])
+    recreated = store.ensure([*tables, INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT,
+                              DERIVED_STATUS])
     previous = store.ledger()
     kept = _kept_ledger(store)
     stale_formats = {fmt for fmt, p in BY_FORMAT.items()
                      if any(t.key in recreated for t in p.tables)}
     found = discover(raw_root)
     faults.checkpoint("after-discovery")
-    context_files = {f.relpath: f.path.read_bytes() for f in found if not f.outside_root
-                     and (f.path.name in CONTEXT_FILE_NAMES or f.relpath == PATH_CONVENTIONS_FILE)}
+    context_files = _read_context_files(found, limits)
     conventions, conventions_error = _conventions(context_files.get(PATH_CONVENTIONS_FILE))
     contexts = ContextResolver({p: d for p, d in context_files.items()
-                                if p != PATH_CONVENTIONS_FILE}, conventions)
+                                if p != PATH_CONVENTIONS_FILE}, conventions,
+                               conventions_error)
     errors = {**contexts.errors, PATH_CONVENTIONS_FILE: conventions_error}
     forced = bool(recreated) or _code_changed(store) or _rebuild_pending(store)
     if forced and any(r["rows_loaded"] for r in kept.values()):
@@ -107,8 +108,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                     chunk.append(_context_file(file, context_files[file.relpath],
                                                errors.get(file.relpath), prior))
                 else:
-                    chunk.append(_ingest_one(file, prior, _context_error(contexts, file.relpath),
-                                             stale_formats, limits))
+                    chunk.append(_ingest_one(file, prior, contexts, stale_formats, limits))
                 if chunk[-1].rows and _changed(chunk[-1], prior):
                     rows_changed()
             validate_in_bulk(chunk, {t.key: t for t in tables})
@@ -118,8 +118,9 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                 progress(len(outcomes), len(found))
         faults.checkpoint("after-parse")
         seen = {f.relpath for f in found}
-        missing = [_missing(entry, limits.purge_missing) for path, entry in previous.items()
-                   if path not in seen]
+        missing = _gone(previous, seen, outcomes, limits.purge_missing)
+        if any(_changed(o, previous.get(o.relpath)) for o in missing):
+            rows_changed()
         _write_rows(store, missing, tables)
         report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started)
         report.data_changed = forced \
@@ -139,24 +140,40 @@ class _Once:
             call()
 
 
-def _conventions(data: bytes | None
+def _conventions(data: bytes | str | None
                  ) -> tuple[path_conventions.PathConventions | None, str | None]:
-    if data is None:
-        return None, None
+    if data is None or isinstance(data, str):  # absent, or why it could not be read
+        return None, data
     try:
         return path_conventions.load(data), None
     except path_conventions.ConventionError as exc:
         return None, str(exc)
 
 
-def _context_file(file: FoundFile, data: bytes, error: str | None,
+def _read_context_files(found: list[FoundFile], limits: Limits) -> dict[str, bytes | str]:
+    """The bytes of every run.yaml and the path conventions, or why one could not be read."""
+    files: dict[str, bytes | str] = {}
+    for f in found:
+        if f.readable and (f.path.name in CONTEXT_FILE_NAMES
+                           or f.relpath == PATH_CONVENTIONS_FILE):
+            try:
+                files[f.relpath] = read_file(f.path, limits.max_file_bytes)
+            except Unreadable as exc:
+                files[f.relpath] = str(exc)
+    return files
+
+
+def _context_file(file: FoundFile, data: bytes | str, error: str | None,
                   prior: LedgerEntry | None) -> FileOutcome:
     """run.yaml and path conventions load no rows of their own: they are recorded, and
     rejected when invalid. Their values reach the data through raw.file_context, rebuilt
     on every run."""
-    sha = hashlib.sha256(data).hexdigest()
     fmt = PATH_CONVENTIONS_FORMAT if file.relpath == PATH_CONVENTIONS_FILE else \
         RUN_CONTEXT_FORMAT
+    if isinstance(data, str):  # it could not be read
+        return FileOutcome(file.relpath, "", file.size_bytes, file.mtime_ns, fmt, "rejected",
+                           data)
+    sha = hashlib.sha256(data).hexdigest()
     status = "rejected" if error else "loaded"
     if status == "loaded" and prior and prior.sha256 == sha and prior.status != "rejected":
         status = "unchanged"
@@ -164,20 +181,29 @@ def _context_file(file: FoundFile, data: bytes, error: str | None,
                        f"{file.path.name}: {error}" if error else None)
 
 
-def _ingest_one(file: FoundFile, prior: LedgerEntry | None, context_error: str | None,
+def _ingest_one(file: FoundFile, prior: LedgerEntry | None, contexts: ContextResolver,
                 stale_formats: set[str], limits: Limits) -> FileOutcome:
-    if file.outside_root:
-        return FileOutcome(file.relpath, "", 0, None, None, "rejected",
-                           "symlink to a path outside the raw root: not followed")
+    if not file.readable:
+        return FileOutcome(file.relpath, "", file.size_bytes, file.mtime_ns, None,
+                           file.unread_status or "rejected", file.unread_reason)
+    context_error, context_note = _context_of(contexts, file.relpath)
+    outcome = _examine_file(file, prior, context_error, stale_formats, limits)
+    if outcome.status != "rejected":
+        outcome.note = context_note
+    return outcome
+
+
+def _examine_file(file: FoundFile, prior: LedgerEntry | None, context_error: str | None,
+                  stale_formats: set[str], limits: Limits) -> FileOutcome:
     if prior and _same_file(prior, file) and _still_current(prior, stale_formats) \
             and not context_error:
         return FileOutcome(file.relpath, prior.sha256, file.size_bytes, file.mtime_ns,
                            prior.format, "unchanged", parser_version=prior.parser_version)
-    if file.size_bytes > limits.max_file_bytes:
+    try:
+        data = read_file(file.path, limits.max_file_bytes)
+    except Unreadable as exc:
         return FileOutcome(file.relpath, "", file.size_bytes, file.mtime_ns, None, "rejected",
-                           f"file is {file.size_bytes:,} bytes, above the "
-                           f"{limits.max_file_bytes:,}-byte limit (SIZING_MAX_FILE_BYTES)")
-    data = file.path.read_bytes()
+                           str(exc))
     sha = hashlib.sha256(data).hexdigest()
     if prior and prior.sha256 == sha and _still_current(prior, stale_formats) \
             and not context_error:  # touched, not changed
@@ -190,18 +216,24 @@ def _ingest_one(file: FoundFile, prior: LedgerEntry | None, context_error: str |
 
 
 def _changed(outcome: FileOutcome, prior: LedgerEntry | None) -> bool:
-    """Whether this outcome changes any row: a file rejected again, as it was, does not."""
+    """Whether this outcome changes any row: a file rejected again, as it was, does not; a
+    file that just went missing does (its rows leave the core tables)."""
     if outcome.status in ("loaded", "purged"):
         return True
+    if outcome.status == "missing":
+        return prior is None or prior.status != "missing"
     return outcome.status == "rejected" and not (
         prior is not None and prior.status == "rejected" and prior.sha256 == outcome.sha256)
 
 
 def _rebuild_pending(store: Store) -> bool:
-    """The last run that changed data died before its derived tables were all rebuilt."""
+    """The last run that changed data did not rebuild every derived table: it died first,
+    or a rebuild failed and left a table stale."""
     last = store.query(f"SELECT derived_complete FROM {INGESTION_RUNS.qualified} "
                        "WHERE data_changed ORDER BY started_at DESC LIMIT 1")
-    return not last.is_empty() and not last["derived_complete"][0]
+    stale = store.query(f"SELECT count(*) AS n FROM {DERIVED_STATUS.qualified} "
+                        "WHERE status = 'stale'")
+    return (not last.is_empty() and not last["derived_complete"][0]) or stale["n"][0] > 0
 
 
 def mark_derived_complete(store: Store, run_id: str) -> None:
@@ -228,12 +260,36 @@ def _still_current(prior: LedgerEntry, stale_formats: set[str]) -> bool:
     return parser is not None and parser.version == prior.parser_version
 
 
-def _context_error(contexts: ContextResolver, relpath: str) -> str | None:
+def _context_of(contexts: ContextResolver, relpath: str) -> tuple[str | None, str | None]:
+    """(the error that rejects the file, or None; what its ledger row should note)."""
     try:
-        contexts.resolve(relpath)
-        return None
+        found = contexts.resolve(relpath)
     except ContextError as exc:
-        return str(exc)
+        return str(exc), None
+    return None, "; ".join(found.warnings) or None
+
+
+def _gone(previous: dict[str, LedgerEntry], seen: set[str], outcomes: list[FileOutcome],
+          purge: bool) -> list[FileOutcome]:
+    """Outcomes of the files no longer where the ledger had them. A file whose bytes (same
+    sha256) loaded under a new path this run was moved: its old rows go, and the new path
+    notes where it came from, so a rename never counts a measurement twice."""
+    arrived = {o.sha256: o for o in outcomes
+               if o.sha256 and o.status in ("loaded", "rejected", "ignored")
+               and o.relpath not in previous}
+    gone = []
+    for path, entry in previous.items():
+        if path in seen:
+            continue
+        moved_to = arrived.pop(entry.sha256, None)
+        if moved_to is not None:
+            moved_to.note = "; ".join(filter(None, [f"moved from {path} (same sha256)",
+                                                    moved_to.note]))
+            gone.append(FileOutcome(path, entry.sha256, entry.size_bytes, entry.mtime_ns,
+                                    entry.format, "purged", f"moved to {moved_to.relpath}"))
+        else:
+            gone.append(_missing(entry, purge))
+    return gone
 
 
 def _missing(entry: LedgerEntry, purge: bool) -> FileOutcome:
@@ -241,8 +297,10 @@ def _missing(entry: LedgerEntry, purge: bool) -> FileOutcome:
         return FileOutcome(entry.path, entry.sha256, entry.size_bytes, entry.mtime_ns,
                            entry.format, "purged", "no longer under the raw root; rows purged")
     return FileOutcome(entry.path, entry.sha256, entry.size_bytes, entry.mtime_ns, entry.format,
-                       "missing", "no longer under the raw root; its rows are kept until "
-                       "`sizing ingest --purge-missing`", entry.parser_version)
+                       "missing", "no longer under the raw root; its rows stay in the raw "
+                       "tables, left out of core and sizing tables (`sizing ingest "
+                       "--keep-missing` keeps them in, `--purge-missing` drops them)",
+                       entry.parser_version)
 
 
 def _kept_ledger(store: Store) -> dict[str, dict]:
@@ -301,7 +359,7 @@ def _ledger_rows(report: IngestReport, kept: dict[str, dict]) -> pl.DataFrame:
             "rows_loaded": before.get("rows_loaded", 0) if carried else o.rows_loaded,
             "rows_quarantined": before.get("rows_quarantined", 0) if carried
             else len(o.problems),
-            "error": o.error, "parser_version": o.parser_version,
+            "error": o.error, "notes": o.note, "parser_version": o.parser_version,
             "ingested_at": before.get("ingested_at") if carried else report.started_at,
             "last_seen_at": report.started_at if o.status != "missing"
             else None,
@@ -340,7 +398,3 @@ def _run_row(report: IngestReport) -> pl.DataFrame:
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
-
-
-def summary_json(report: IngestReport) -> str:
-    return json.dumps({fmt: dict(c) for fmt, c in sorted(report.by_format().items())})

@@ -33,6 +33,7 @@ class FileOutcome:
     status: str  # loaded | unchanged | rejected | ignored | missing | purged
     error: str | None = None
     parser_version: int | None = None
+    note: str | None = None  # what a loaded file's ledger row should say (context not applied)
     rows: dict[str, pl.DataFrame] = field(default_factory=dict)
     problems: list[RowProblem] = field(default_factory=list)
     written_rows: int = 0  # rows already written and released

@@ -1,10 +1,18 @@
-"""Publish the warehouse as a whole new file, atomically.
+"""Publish the warehouse as a whole new file, atomically, once per run.
 
 DuckDB lets one process write a file, and readers hold it open for hours. So a writer never
-touches the published file: it copies it to a staging file, writes there, closes (which
-checkpoints everything into the file), and renames the staging file over the published
-one. Readers that had the old file open keep their snapshot; new connections see the new
-one; a crash at any moment leaves the published file as it was.
+touches the published file: it copies it to a staging file, writes there (a whole run:
+raw, core, sizing, report bookkeeping), closes (which checkpoints everything into the file),
+and renames the staging file over the published one. Readers that had the old file open
+keep their snapshot; new connections see the new one, never a mix of two runs; a crash at
+any moment leaves the published file as it was.
+
+Someone else's read-write session on the published file (an analyst's `duckdb` shell) is
+detected: replacing the file under it would cut that session off from the file and lose
+its work, and the `.wal` it leaves would not belong to the new file. Then the run's result
+is published beside it, as `<name>.pending.duckdb`, and the next run after that session
+closes publishes normally. A `.wal` left by a session that crashed is folded into the file
+(DuckDB replays it on open) before the copy, so committed work in it is kept.
 """
 
 from __future__ import annotations
@@ -12,38 +20,128 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
+
 from ingest import faults
+from ingest.lock import writer_lock
+from ingest.store import Store, connect
 
 
 def staging_path(published: Path) -> Path:
     return published.with_name(published.name + ".staging")
 
 
-@contextmanager
-def staged(published: Path) -> Iterator[Path]:
-    """A staging copy of `published` to write; renamed over it when the block succeeds,
-    thrown away when it fails."""
-    staging = staging_path(published)
-    _remove(staging)  # left by a crashed writer: the published file is the truth
-    if published.exists():
-        shutil.copyfile(published, staging)
+def pending_path(published: Path) -> Path:
+    """Where a run's result waits when the published file is held open for writing."""
+    return published.with_name(f"{published.stem}.pending{published.suffix}")
+
+
+def wal_path(path: Path) -> Path:
+    return path.with_name(path.name + ".wal")
+
+
+def writer_elsewhere(published: Path) -> str | None:
+    """DuckDB's own words naming the process that holds `published` open for writing, or
+    None. A read-only attach conflicts only with a writer (readers share the lock)."""
+    if not published.exists():
+        return None
     try:
-        yield staging
-    except BaseException:
-        _remove(staging)
+        duckdb.connect(str(published), read_only=True).close()
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            return str(exc).splitlines()[0]
         raise
-    faults.checkpoint("before-publish")
-    _fsync(staging)
-    os.replace(staging, published)
-    _fsync(published.parent)
-    faults.checkpoint("after-publish")
+    return None
+
+
+@dataclass
+class Outcome:
+    published: Path  # where the run's result now is
+    beside: str | None = None  # why it is not the published file: the holder, in words
+
+
+class Publication:
+    """One run's writes: a staging copy opened once, published once at the end."""
+
+    def __init__(self, published: Path, lock_wait_s: float):
+        self.published, self.lock_wait_s = published, lock_wait_s
+        self.staging = staging_path(published)
+        self.store: Store | None = None
+        self._stack = ExitStack()
+        self._holder: str | None = None
+
+    def open(self) -> Store:
+        self._stack.enter_context(writer_lock(self.published, self.lock_wait_s))
+        try:
+            self._holder = writer_elsewhere(self.published)
+            if self._holder is None:
+                _fold_wal(self.published)
+            _remove(self.staging)  # left by a crashed writer: the published file is the truth
+            if self.published.exists():
+                shutil.copyfile(self.published, self.staging)
+                if self._holder is not None and wal_path(self.published).exists():
+                    # the holder's committed work not yet checkpointed: DuckDB replays it
+                    shutil.copyfile(wal_path(self.published), wal_path(self.staging))
+            self.store = Store(connect(self.staging))
+        except BaseException:
+            self._stack.close()
+            raise
+        return self.store
+
+    def close(self, publish: bool = True) -> Outcome | None:
+        """Close the staging file and, when `publish`, make it the warehouse."""
+        try:
+            if self.store is not None:
+                self.store.con.close()
+                self.store = None
+            if not publish:
+                _remove(self.staging)
+                return None
+            faults.checkpoint("before-publish")
+            _fsync(self.staging)
+            holder = writer_elsewhere(self.published) if self._holder is None \
+                else self._holder
+            if holder is not None:
+                target = pending_path(self.published)
+                os.replace(self.staging, target)
+                _fsync(target.parent)
+                return Outcome(target, holder)
+            os.replace(self.staging, self.published)
+            _fsync(self.published.parent)
+            pending_path(self.published).unlink(missing_ok=True)  # superseded
+            faults.checkpoint("after-publish")
+            return Outcome(self.published)
+        finally:
+            self._stack.close()
+
+
+@contextmanager
+def staged(published: Path, lock_wait_s: float) -> Iterator[Store]:
+    """A publication as a block: published when the block succeeds, thrown away when it
+    fails. For writers outside a Dagster run (tests, tools)."""
+    publication = Publication(published, lock_wait_s)
+    store = publication.open()
+    try:
+        yield store
+    except BaseException:
+        publication.close(publish=False)
+        raise
+    publication.close()
+
+
+def _fold_wal(published: Path) -> None:
+    """A `.wal` with no session holding the file: a crashed writer's committed work. Open
+    and close the file so DuckDB replays it into the file."""
+    if published.exists() and wal_path(published).exists():
+        connect(published).close()
 
 
 def _remove(path: Path) -> None:
-    for leftover in (path, path.with_name(path.name + ".wal")):
+    for leftover in (path, wal_path(path)):
         leftover.unlink(missing_ok=True)
 
 

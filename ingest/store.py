@@ -40,6 +40,7 @@ def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
 class Store:
     def __init__(self, con: duckdb.DuckDBPyConnection):
         self.con = con
+        self._depth = 0  # open transaction blocks: an inner block joins the outer one
 
     def ensure(self, tables: Iterable[Table]) -> set[str]:
         """Create missing schemas and tables; a table whose columns changed is recreated.
@@ -85,12 +86,24 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        """All or nothing. Nested blocks join the outermost one, so a caller can make
+        several builders' writes one unit and roll them back together."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
         self.con.execute("BEGIN TRANSACTION")
+        self._depth = 1
         try:
             yield
         except BaseException:
+            self._depth = 0
             self.con.execute("ROLLBACK")
             raise
+        self._depth = 0
         self.con.execute("COMMIT")
 
     def delete_files(self, tables: Iterable[Table], paths: list[str],

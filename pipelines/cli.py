@@ -1,4 +1,11 @@
-"""`sizing`: ingest the raw root, or explain what ingestion would make of some files."""
+"""`sizing`: ingest the raw root, or explain what ingestion would make of some files.
+
+Exit codes of `sizing ingest`: 0 when the run recorded every file (even if some were
+rejected, some derived tables are stale, or the result was published beside a warehouse
+held open for writing: the summary says which); 1 when nothing could be recorded (the raw
+step failed: the warehouse cannot be written, say); 2 for a usage or configuration error,
+or when another ingestion held the writer lock longer than SIZING_LOCK_WAIT_S.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +16,21 @@ import sys
 import time
 from pathlib import Path
 
+import duckdb
 import polars as pl
 
 from ingest import config
 from ingest.examine import examine
 from ingest.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
+from ingest.publish import pending_path, writer_elsewhere
 from ingest.run_context import ContextError, resolver_for
 from ingest.store import Store, connect
 from parsers.base import SourceFile
 from pipelines import cli_analyst
 from reports.paths import report_path
-from schemas.ledger import INGESTED_FILES
+from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.sizing import CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, PERCENTILES
+from transforms.freshness import stale
 from transforms.sizing.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
 from transforms.sizing.planner import Demand, Scenario
 from transforms.sizing.tables import plan_scenario, to_frame
@@ -50,6 +60,10 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--purge-missing", action="store_true",
                         help="drop the rows of files no longer under the raw root (they are "
                              "kept, marked missing, otherwise)")
+    ingest.add_argument("--keep-missing", action="store_true",
+                        help="let the rows of files no longer under the raw root feed the "
+                             "core and sizing tables (by default only the raw tables keep "
+                             "them)")
     ingest.set_defaults(handler=_ingest)
 
     check = sub.add_parser("check", help="detect and parse files, print what would load; "
@@ -84,27 +98,59 @@ def _ingest(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     # the whole run holds the writer lock: a concurrent ingestion waits, then says who
     with writer_lock(warehouse, config.lock_wait_s() or DEFAULT_WAIT_S):
-        result = _run_job(defs, raw_root, warehouse, args.purge_missing)
+        result = _run_job(defs, raw_root, warehouse, args.purge_missing, args.keep_missing)
     elapsed = time.perf_counter() - started
-    if not result.success:
-        for event in result.all_events:
-            if event.is_failure and event.event_specific_data is not None:
-                print(f"sizing: {event.message}", file=sys.stderr)
+    for event in result.all_events:
+        if event.is_failure and event.event_specific_data is not None:
+            print(f"sizing: {event.message}", file=sys.stderr)
+    written, beside = _where_recorded(warehouse, result.run_id)
+    if written is None:
+        print("sizing: nothing was recorded: the run's raw step did not complete (see the "
+              "errors above); the warehouse is as it was", file=sys.stderr)
         return 1
-    con = connect(warehouse, read_only=True)
+    con = connect(written, read_only=True)
     try:
-        _print_summary(Store(con), result.run_id, raw_root, warehouse, elapsed)
+        _print_summary(Store(con), result.run_id, raw_root, written, elapsed)
     finally:
         con.close()
+    if beside:
+        print(f"NOT PUBLISHED over {warehouse}: it is open for writing in another session "
+              f"({beside}). Replacing it would cut that session off and lose its work. "
+              f"This run's warehouse is {written}; close that session (or reopen it "
+              "read-only) and run `sizing ingest` again to publish.")
     return 0
 
 
-def _run_job(defs, raw_root: Path, warehouse: Path, purge_missing: bool):
+def _where_recorded(warehouse: Path, run_id: str) -> tuple[Path | None, str | None]:
+    """The file holding this run's record: the warehouse, or the pending file beside it
+    when someone held the warehouse open for writing (then also who, in words)."""
+    for candidate in (warehouse, pending_path(warehouse)):
+        if not candidate.exists():
+            continue
+        holder = writer_elsewhere(candidate)
+        if holder is not None:
+            continue
+        con = connect(candidate, read_only=True)
+        try:
+            found = con.execute(f"SELECT count(*) FROM {INGESTION_RUNS.qualified} "
+                                "WHERE run_id = ?", [run_id]).fetchone()
+        except duckdb.Error:
+            found = None
+        finally:
+            con.close()
+        if found and found[0]:
+            return candidate, (writer_elsewhere(warehouse) if candidate != warehouse
+                               else None)
+    return None, None
+
+
+def _run_job(defs, raw_root: Path, warehouse: Path, purge_missing: bool,
+             keep_missing: bool = False):
     return defs.resolve_job_def("ingest").execute_in_process(
         run_config={
             "resources": {"warehouse": {"config": {
                 "raw_dir": str(raw_root), "path": str(warehouse),
-                "purge_missing": purge_missing}}},
+                "purge_missing": purge_missing, "keep_missing": keep_missing}}},
             "loggers": {"console": {"config": {"log_level": "WARNING"}}},
         },
         instance=_instance(),
@@ -145,6 +191,21 @@ def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path,
         print(f"  rejected {row['path']}: {row['error']}")
     if rejected.height > 20:
         print(f"  ... and {rejected.height - 20} more: select * from raw.quarantine")
+    noted = ledger.filter(pl.col("notes").is_not_null())
+    for row in noted.head(10).iter_rows(named=True):
+        print(f"  note on {row['path']}: {row['notes']}")
+    if noted.height > 10:
+        print(f"  ... and {noted.height - 10} more: select path, notes from raw.ingested_files "
+              "where notes is not null")
+    missing = ledger.filter(pl.col("status") == "missing").height
+    if missing:
+        print(f"  {missing} files are no longer under the raw root: their rows stay in the raw "
+              "tables and are left out of core and sizing tables (--keep-missing keeps them "
+              "in, --purge-missing drops them)")
+    for row in stale(store).iter_rows(named=True):
+        print(f"  STALE {row['table_name']}: kept as built by run "
+              f"{(row['built_run_id'] or 'none')[:8]}; stale since run "
+              f"{row['stale_since_run_id'][:8]} because {row['reason']}")
     tables = store.query(
         "SELECT schema_name || '.' || table_name AS table_name, estimated_size AS rows "
         "FROM duckdb_tables() WHERE schema_name IN ('core', 'sizing') ORDER BY 1"
@@ -177,12 +238,14 @@ def _check(args: argparse.Namespace) -> int:
             worst = 2
             continue
         relpath = _relative(path, raw_root)
-        outcome = examine(SourceFile(relpath, path.read_bytes()), _context_error(raw_root,
-                                                                                 path))
+        context_error, context_warnings = _run_context(raw_root, path)
+        outcome = examine(SourceFile(relpath, path.read_bytes()), context_error)
         print(f"== {path}\n   format: {outcome.format or '(none)'}   status: {outcome.status}")
         if outcome.error:
             print(f"   reason: {outcome.error}")
             worst = max(worst, 1 if outcome.status == "rejected" else 0)
+        for warning in context_warnings:  # context left out: the file still loads
+            print(f"   context warning: {warning}")
         for key, rows in outcome.rows.items():
             print(f"   {key}: {rows.height} rows")
             _print_preview(rows)
@@ -250,17 +313,17 @@ def _relative(path: Path, raw_root: Path) -> str:
     return resolved.name
 
 
-def _context_error(raw_root: Path, path: Path) -> str | None:
-    """The run context error ingestion would give this file, if it is under the raw root."""
+def _run_context(raw_root: Path, path: Path) -> tuple[str | None, tuple[str, ...]]:
+    """(the run context error that would reject this file, the context ingestion would
+    leave out of it and why), if it is under the raw root."""
     resolved = path.resolve()
     if raw_root not in resolved.parents:
-        return None
+        return None, ()
     relpath = resolved.relative_to(raw_root).as_posix()
     try:
-        resolver_for(raw_root, relpath).resolve(relpath)
-        return None
-    except ContextError as exc:
-        return str(exc)
+        return None, resolver_for(raw_root, relpath).resolve(relpath).warnings
+    except ContextError as exc:  # resolve no longer raises; kept as the contract allows it
+        return str(exc), ()
 
 
 def _print_preview(rows: pl.DataFrame) -> None:

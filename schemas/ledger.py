@@ -20,13 +20,18 @@ INGESTED_FILES = Table(
         text("format", "Format detected from the content (NULL when none matched)."),
         text("status", "loaded: rows written this run; unchanged: same path and sha256 as "
              "before, rows kept; rejected: nothing loaded, see error; ignored: recognised "
-             "as not a result (a config, a README), see error; missing: no longer under the raw "
-             "root, its rows are kept until purged.", nullable=False),
+             "as not a result (a config, a README, a hidden or special file), see error; "
+             "missing: no longer under the raw root, its rows are kept in the raw tables but "
+             "left out of core and sizing tables (unless the run keeps missing files), "
+             "until purged.", nullable=False),
         integer("rows_loaded", "Data rows this file currently has in the warehouse.",
                 nullable=False),
         integer("rows_quarantined", "Rows of this file held back in raw.quarantine.",
                 nullable=False),
         text("error", "Why the file was rejected or ignored, in words a person can act on."),
+        text("notes", "What else to know about a file that loaded: a run.yaml or path "
+             "convention that could not be applied to it (it loaded with the context left), "
+             "or the path it was moved from."),
         integer("parser_version", "Version of the parser that produced the rows."),
         Column("ingested_at", pl.Datetime, "When the file's current rows were written (UTC)."),
         Column("last_seen_at", pl.Datetime, "Start of the latest ingestion that saw the file."),
@@ -78,4 +83,23 @@ INGESTION_RUNS = Table(
     lineage=False,
 )
 
-TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS)
+DERIVED_STATUS = Table(
+    "raw", "derived_status",
+    "One row per derived table (core, sizing, and the report): whether its content is "
+    "fresh (rebuilt from the current raw rows by the latest run that rebuilt anything) or "
+    "stale (its last rebuild failed: the last good content is kept) and why. A stale table "
+    "is rebuilt again by the next run; its 'fresh' asset check fails until then.",
+    (
+        text("table_name", "Table, as schema.name (reports.sizing_report for the report).",
+             nullable=False),
+        text("status", "fresh or stale.", nullable=False),
+        text("built_run_id", "Run that last built the content the table holds."),
+        Column("built_at", pl.Datetime, "When that content was built (UTC)."),
+        text("stale_since_run_id", "First run whose rebuild failed, while stale."),
+        Column("stale_since", pl.Datetime, "When the table became stale (UTC)."),
+        text("reason", "Why the latest rebuild failed, while stale."),
+    ),
+    lineage=False,
+)
+
+TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, DERIVED_STATUS)

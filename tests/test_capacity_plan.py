@@ -4,7 +4,7 @@ warehouse, to sizing tables, the GX checks and `sizing plan`."""
 from __future__ import annotations
 
 import os
-import time
+import threading
 from pathlib import Path
 
 import great_expectations as gx
@@ -176,7 +176,8 @@ def test_optimal_rules_catch_an_optimum_that_was_never_measured(warehouse):
 def test_scenario_with_a_wrong_type_is_rejected_with_the_path():
     bad = SCENARIO.replace("concurrent_users: 10", "concurrent_users: ten")
     with pytest.raises(FormatError, match=r"two-models.demands\[1\].concurrent_users must be "
-                                          r"a whole number above 0, found 'ten'"):
+                                          r"a whole number above 0 and at most 1,000,000,000, "
+                                          r"found 'ten'"):
         CapacityScenarios().parse(text_file("reference/scenarios.yaml", bad))
 
 
@@ -189,33 +190,53 @@ def test_slo_policy_names_none_is_reserved():
 
 
 
+def _validate_in_worker(path: Path, suite=optimal_suite, name="inference_optimal_concurrency"):
+    store = Store(connect(path, read_only=True))
+    try:
+        return WORKER.validate(suite, name, store)
+    finally:
+        store.con.close()
+
+
 def test_the_gx_worker_process_gives_the_in_process_outcome(warehouse):
     frame, _ = _optimal_rules(warehouse)
     store = Store(connect(warehouse, read_only=True))
     expectations = optimal_suite(store, gx)[1]
     store.con.close()
-    outcome = WORKER.validate(optimal_suite, "inference_optimal_concurrency", warehouse)
+    outcome = _validate_in_worker(warehouse)
     assert outcome == validate("inference_optimal_concurrency", frame, expectations, gx)
     assert (outcome.passed, outcome.rows) == (True, 2)
     assert outcome.verdicts["the optimum meets its SLO"] == "passed"
 
 
-def test_a_suite_that_fails_in_the_worker_fails_the_check_with_its_reason(warehouse, tmp_path):
-    with pytest.raises(RuntimeError, match="optimal_suite failed: IOException"):
-        WORKER.validate(optimal_suite, "x", tmp_path / "no-such.duckdb")
-    outcome = WORKER.validate(optimal_suite, "inference_optimal_concurrency", warehouse)
-    assert outcome.passed  # and the worker serves on
+def test_the_worker_checks_what_the_run_wrote_before_it_is_published(warehouse):
+    """The suite's frame is read from the caller's store (the run's staging copy), not
+    from the published file, which the worker never opens."""
+    store = Store(connect(warehouse))
+    store.con.execute("UPDATE sizing.inference_optimal_concurrency SET optimal_concurrency = 3 "
+                      "WHERE optimal_concurrency IS NOT NULL")
+    outcome = WORKER.validate(optimal_suite, "inference_optimal_concurrency", store)
+    store.con.close()
+    assert outcome.passed is False
+    assert outcome.verdicts["the optimal concurrency is one of the sweep's measured levels"] \
+        .startswith("**failed** (2 rows)")
 
 
-def test_a_worker_that_died_is_reported_then_replaced(warehouse):
+def test_a_suite_that_fails_in_the_worker_fails_the_check_with_its_reason(warehouse):
+    with pytest.raises(RuntimeError, match="GX suite x failed: FileNotFoundError"):
+        WORKER.request({"name": "x", "frame": "/nonexistent.arrow", "expectations": []})
+    assert _validate_in_worker(warehouse).passed  # and the worker serves on
+
+
+def test_a_worker_that_died_is_reported_then_replaced(warehouse, tmp_path):
+    _validate_in_worker(warehouse)
+    fifo = tmp_path / "never-written.arrow"
+    os.mkfifo(fifo)  # the worker blocks opening it, and dies there, as if OOM-killed
+    threading.Timer(0.5, WORKER._proc.kill).start()
     with pytest.raises(RuntimeError, match="the GX worker exited"):
-        WORKER.validate(dying_suite, "x", warehouse)
-    outcome = WORKER.validate(optimal_suite, "inference_optimal_concurrency", warehouse)
+        WORKER.request({"name": "x", "frame": str(fifo), "expectations": []})
+    outcome = _validate_in_worker(warehouse)
     assert (outcome.passed, outcome.rows) == (True, 2)
-
-
-def dying_suite(store, gx):  # runs in the worker
-    os._exit(3)
 
 
 def test_a_broken_worker_fails_the_check_not_the_run(warehouse, monkeypatch):
@@ -228,15 +249,13 @@ def test_a_broken_worker_fails_the_check_not_the_run(warehouse, monkeypatch):
     assert result.metadata["error"].value == "the GX worker exited: Killed"
 
 
-def test_a_hung_suite_is_stopped_and_the_worker_replaced(warehouse, monkeypatch):
-    WORKER.validate(optimal_suite, "inference_optimal_concurrency", warehouse)  # it is up
+def test_a_hung_suite_is_stopped_and_the_worker_replaced(warehouse, monkeypatch, tmp_path):
+    _validate_in_worker(warehouse)  # it is up
+    fifo = tmp_path / "never-written.arrow"
+    os.mkfifo(fifo)  # the worker blocks opening it, as a stuck validator would
     monkeypatch.setattr(gx_worker, "REPLY_TIMEOUT_S", 1.0)
     with pytest.raises(RuntimeError, match="no reply in 1 s"):
-        WORKER.validate(hanging_suite, "x", warehouse)
+        WORKER.request({"name": "x", "frame": str(fifo), "expectations": []})
     monkeypatch.undo()
-    outcome = WORKER.validate(optimal_suite, "inference_optimal_concurrency", warehouse)
+    outcome = _validate_in_worker(warehouse)
     assert (outcome.passed, outcome.rows) == (True, 2)
-
-
-def hanging_suite(store, gx):  # runs in the worker
-    time.sleep(3600)

@@ -163,22 +163,26 @@ def test_format_is_detected_from_content_not_name(store, raw):
     assert statuses(store)["metrics-model-inference.csv"] == "rejected"
 
 
-def test_wrong_type_in_run_yaml_rejects_the_files_it_covers(store, raw):
+def test_a_broken_run_yaml_is_rejected_and_its_files_load_without_it(store, raw):
     run(store, raw)
     (raw / "inference/h100-vm-02/run.yaml").write_text("gpus_per_node: four\n")
     run(store, raw, "r2")
     status = statuses(store)
+    gpu_csv = "inference/h100-vm-02/model_analyzer/results/metrics-model-gpu.csv"
     assert status["inference/h100-vm-02/run.yaml"] == "rejected"
-    assert status["inference/h100-vm-02/model_analyzer/results/metrics-model-gpu.csv"] == \
-        "rejected"
-    assert status[MA_INFERENCE] == "unchanged"  # other folders unaffected
-    error = store.con.execute("SELECT error FROM raw.ingested_files WHERE path = ?", [
-        "inference/h100-vm-02/model_analyzer/results/metrics-model-gpu.csv"]).fetchone()[0]
-    assert error == ("run context: inference/h100-vm-02/run.yaml: 'gpus_per_node' must be a "
+    assert status[gpu_csv] == "unchanged"  # its rows stay: the file itself is fine
+    assert status[MA_INFERENCE] == "unchanged"
+    notes = store.con.execute("SELECT notes FROM raw.ingested_files WHERE path = ?",
+                              [gpu_csv]).fetchone()[0]
+    assert notes == ("inference/h100-vm-02/run.yaml not applied: 'gpus_per_node' must be a "
                      "whole number above 0, found 'four'")
+    context = store.con.execute("SELECT system, virtualization, context_files "
+                                "FROM raw.file_context WHERE source_file = ?",
+                                [gpu_csv]).fetchone()
+    assert context == (None, None, None)  # no other run.yaml above it: no context left
     vm_rows = store.con.execute("SELECT count(*) FROM raw.model_analyzer_gpu "
-                            "WHERE source_file LIKE 'inference/h100-vm-02/%'").fetchone()
-    assert vm_rows == (0,)
+                                "WHERE source_file LIKE 'inference/h100-vm-02/%'").fetchone()
+    assert vm_rows[0] > 0
 
 
 def test_run_yaml_nearest_wins_key_by_key(store, raw):

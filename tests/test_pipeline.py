@@ -70,6 +70,10 @@ def test_asset_graph_snapshot():
         ("sizing/training_scaling", "scaling_efficiency_plausible"),
         *{(f"sizing/{n}", "business_rules") for n in GX_CHECKED},
         *{("core/storage_measurements", c) for c in STORAGE_CHECKS},
+        # every derived table says whether this run rebuilt it (a failed rebuild: stale)
+        *{(f"{layer}/{n}", "fresh") for layer, names in (("core", CORE), ("sizing", SIZING))
+          for n in names},
+        ("reports/sizing_report", "fresh"),
     }
     demand_deps = graph.get(dg.AssetKey(["sizing", "training_storage_demand"])).parent_keys
     assert {"core/training_runs", "sizing/storage_capability"} <= {
@@ -117,6 +121,9 @@ def test_job_materializes_every_asset_and_checks_pass(paths):
         "sizing/training_scaling:scaling_efficiency_plausible": True,
         **{f"sizing/{n}:business_rules": True for n in GX_CHECKED},
         **{f"core/storage_measurements:{c}": True for c in STORAGE_CHECKS},
+        **{f"{layer}/{n}:fresh": True
+           for layer, names in (("core", CORE), ("sizing", SIZING)) for n in names},
+        "reports/sizing_report:fresh": True,
     }
     core_event = next(m.materialization for m in result.get_asset_materialization_events()
                 if m.materialization.asset_key.to_user_string() == "core/inference_measurements")

@@ -10,7 +10,7 @@ import polars as pl
 from ingest.store import Store
 from ingest.validate import validate
 from parsers.base import RowProblem
-from schemas.ledger import QUARANTINE
+from schemas.ledger import INGESTION_RUNS, QUARANTINE
 from schemas.spec import Table
 
 
@@ -22,15 +22,28 @@ def rebuild(store: Store, table: Table, query: str, run_id: str) -> int:
     """Replace `table` with what `transforms/sql/<query>.sql` gives now. Rows that fail the
     schema go to raw.quarantine (replacing those of the previous build); returns their
     count. The query may return more columns than the table; they are dropped."""
-    rows = table.conform(store.query(sql(query)))
+    return replace_validated(store, table, store.query(sql(query)), run_id)[1]
+
+
+def replace_validated(store: Store, table: Table, rows: pl.DataFrame,
+                      run_id: str | None = None) -> tuple[int, int]:
+    """The one write policy of derived tables: validate, replace the table with the rows
+    that pass, and put the others in raw.quarantine with their reason (a value out of its
+    column's domain never reaches a sizing table). Returns (rows written, held back)."""
     good, problems = validate(table, rows)
     with store.transaction():
         store.ensure([table])
         store.replace_all(table, good)
         store.con.execute(f"DELETE FROM {QUARANTINE.qualified} WHERE target_table = ?",
                           [table.key])
-        store.insert(QUARANTINE, _quarantine(problems, run_id))
-    return len(problems)
+        store.insert(QUARANTINE, _quarantine(problems, run_id or _current_run(store)))
+    return good.height, len(problems)
+
+
+def _current_run(store: Store) -> str:
+    latest = store.query(f"SELECT run_id FROM {INGESTION_RUNS.qualified} "
+                         "ORDER BY started_at DESC LIMIT 1")
+    return latest["run_id"][0] if latest.height else "(no ingestion run)"
 
 
 def _quarantine(problems: list[RowProblem], run_id: str) -> pl.DataFrame:

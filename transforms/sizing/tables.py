@@ -5,7 +5,6 @@ from __future__ import annotations
 import polars as pl
 
 from ingest.store import Store
-from ingest.validate import validate
 from schemas.context import REFERENCE_GPUS, REFERENCE_MODELS
 from schemas.scenarios import CAPACITY_SCENARIOS, SLO_POLICIES
 from schemas.sizing import (
@@ -17,7 +16,7 @@ from schemas.sizing import (
     INFERENCE_OPTIMAL_CONCURRENCY,
 )
 from schemas.spec import Table
-from transforms.derived import sql
+from transforms.derived import replace_validated, sql
 from transforms.sizing.memory import memory_per_model, memory_rule
 from transforms.sizing.optimal import NO_LIMIT, Slo, optimal_table
 from transforms.sizing.planner import Demand, Plan, Scenario, plan
@@ -94,12 +93,6 @@ def to_frame(table: Table, rows: list[dict]) -> pl.DataFrame:
 
 
 def replace(store: Store, table: Table, rows: list[dict]) -> int:
-    """Validate and replace a derived table; a row failing its schema is a bug in a rule,
-    so it raises rather than hiding in quarantine."""
-    frame, problems = validate(table, to_frame(table, rows))
-    if problems:
-        raise ValueError(f"{table.key}: {problems[0].location}: {problems[0].reason}")
-    with store.transaction():
-        store.ensure([table])
-        store.replace_all(table, frame)
-    return frame.height
+    """Validate and replace a derived table (the policy of every derived table: rows that
+    fail go to raw.quarantine with their reason); returns the rows written."""
+    return replace_validated(store, table, to_frame(table, rows))[0]

@@ -1,0 +1,81 @@
+"""Derived tables are rebuilt contained: a rebuild that fails (whatever the input) keeps
+the table's last good content, records it stale with the reason (raw.derived_status), fails
+the table's `fresh` check, and lets the run go on. Every derived asset builds through here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+import dagster as dg
+
+from assets.keys import table_key
+from assets.metadata import table_metadata
+from assets.resources import Warehouse
+from ingest.store import Store
+from schemas.ledger import INGESTED_FILES
+from schemas.spec import Table
+from transforms.freshness import mark_fresh, mark_stale
+
+CHECK_FRESH = "fresh"
+_FRESH_DESCRIPTION = ("The table was rebuilt from the current raw rows by this run. When a "
+                      "rebuild fails, the table keeps its last good content, is marked stale "
+                      "in raw.derived_status (since which run, and why), and this check fails "
+                      "until a run rebuilds it.")
+MAX_REASON_CHARS = 2000
+
+
+def fresh_check(key: dg.AssetKey) -> dg.AssetCheckSpec:
+    return dg.AssetCheckSpec(CHECK_FRESH, asset=key, description=_FRESH_DESCRIPTION)
+
+
+def fresh_checks(tables: Sequence[Table]) -> list[dg.AssetCheckSpec]:
+    return [fresh_check(table_key(t)) for t in tables]
+
+
+Event = dg.MaterializeResult | dg.AssetCheckResult
+
+
+def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Sequence[Table],
+            build: Callable[[Store], object], core: bool = False) -> Iterator[Event]:
+    """Run `build` as one transaction and report each table with its `fresh` check. For a
+    core table, rows of files gone from disk are then left out (unless the warehouse
+    resource keeps them)."""
+    with warehouse.writer() as store:
+        reason, held_back, recorded = None, None, []
+        try:
+            with store.transaction():
+                built = build(store)
+                if core and not warehouse.keep_missing:
+                    for table in tables:
+                        leave_out_missing(store, table)
+            held_back = built if core and isinstance(built, int) else None
+            mark_fresh(store, [t.key for t in tables], context.run_id)
+        except Exception as exc:  # noqa: BLE001 - contained: the table keeps its content
+            reason = f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS]
+            context.log.error(f"{', '.join(t.key for t in tables)} kept as it was (stale): "
+                              f"the rebuild failed: {reason}")
+            recorded = mark_stale(store, [t.key for t in tables], context.run_id, reason)
+        for i, table in enumerate(tables):
+            metadata = table_metadata(store, table)
+            if held_back is not None:
+                metadata["rows_quarantined"] = dg.MetadataValue.int(held_back)
+            check_metadata: dict[str, dg.MetadataValue] = {}
+            if reason is not None:
+                since = recorded[i]["stale_since_run_id"]
+                check_metadata = {"stale_since_run": dg.MetadataValue.text(since),
+                                  "reason": dg.MetadataValue.text(reason)}
+                metadata.update({"stale": dg.MetadataValue.bool(True), **check_metadata})
+            yield dg.MaterializeResult(asset_key=table_key(table), metadata=metadata)
+            yield dg.AssetCheckResult(asset_key=table_key(table), check_name=CHECK_FRESH,
+                                      passed=reason is None, metadata=check_metadata)
+
+
+def leave_out_missing(store: Store, table: Table) -> int:
+    """Delete the rows of files no longer under the raw root from a core table (their raw
+    rows stay, marked missing in the ledger, until purged)."""
+    gone = store.query(f"SELECT count(*) AS n FROM {table.qualified} WHERE source_file IN "
+                       f"(SELECT path FROM {INGESTED_FILES.qualified} WHERE status = 'missing')")
+    store.con.execute(f"DELETE FROM {table.qualified} WHERE source_file IN (SELECT path FROM "
+                      f"{INGESTED_FILES.qualified} WHERE status = 'missing')")
+    return int(gone["n"][0])

@@ -1,0 +1,12 @@
+"""Asset keys: a table's key spells out where it lives (`core/inference_measurements` is
+the DuckDB table core.inference_measurements)."""
+
+import dagster as dg
+
+from schemas.spec import Table
+
+REPORT_KEY = dg.AssetKey(["reports", "sizing_report"])
+
+
+def table_key(table: Table) -> dg.AssetKey:
+    return dg.AssetKey([table.schema, table.name])

@@ -1,0 +1,60 @@
+"""Whether each derived table holds what the current raw rows give (fresh) or the last good
+content of a rebuild that failed (stale), and why: raw.derived_status."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+
+from ingest.store import Store
+from schemas.ledger import DERIVED_STATUS
+
+FRESH, STALE = "fresh", "stale"
+
+
+def mark_fresh(store: Store, names: list[str], run_id: str) -> None:
+    _upsert(store, [{"table_name": n, "status": FRESH, "built_run_id": run_id,
+                     "built_at": _now()} for n in names])
+
+
+def mark_stale(store: Store, names: list[str], run_id: str, reason: str) -> list[dict]:
+    """Record the failure; the table keeps its built_* columns (what it still holds) and
+    the first run it went stale in. Returns the rows as recorded."""
+    before = {r["table_name"]: r for r in status(store, names).iter_rows(named=True)}
+    rows = []
+    for name in names:
+        earlier = before.get(name) or {}
+        still = earlier.get("status") == STALE
+        rows.append({**earlier, "table_name": name, "status": STALE, "reason": reason,
+                     "stale_since_run_id": earlier["stale_since_run_id"] if still else run_id,
+                     "stale_since": earlier["stale_since"] if still else _now()})
+    _upsert(store, rows)
+    return rows
+
+
+def status(store: Store, names: list[str] | None = None) -> pl.DataFrame:
+    """Read-only: a warehouse written before this table existed has no status rows."""
+    exists = store.query("SELECT count(*) AS n FROM duckdb_tables() WHERE schema_name = $1 "
+                         "AND table_name = $2", [DERIVED_STATUS.schema, DERIVED_STATUS.name])
+    if not exists["n"][0]:
+        return DERIVED_STATUS.empty_frame()
+    rows = store.query(f"SELECT * FROM {DERIVED_STATUS.qualified} ORDER BY table_name")
+    return rows if names is None else rows.filter(pl.col("table_name").is_in(names))
+
+
+def stale(store: Store) -> pl.DataFrame:
+    return status(store).filter(pl.col("status") == STALE)
+
+
+def _upsert(store: Store, rows: list[dict]) -> None:
+    with store.transaction():
+        store.ensure([DERIVED_STATUS])
+        store.delete_files([DERIVED_STATUS], [r["table_name"] for r in rows],
+                           column="table_name")
+        store.insert(DERIVED_STATUS, DERIVED_STATUS.conform(
+            pl.DataFrame(rows, schema=DERIVED_STATUS.polars_schema)))
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
