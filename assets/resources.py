@@ -41,6 +41,7 @@ class Warehouse(dg.ConfigurableResource):
             config.max_file_bytes(self.max_file_bytes) or DEFAULT_MAX_FILE_BYTES,
             config.max_parse_seconds(self.max_parse_seconds) or DEFAULT_MAX_PARSE_SECONDS,
             self.purge_missing,
+            self.keep_missing,
         )
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:

@@ -50,6 +50,7 @@ class IngestReport:
     finished_at: dt.datetime | None = None
 
     data_changed: bool = True
+    keep_missing: bool = False
 
     def counts(self) -> Counter[str]:
         return Counter(o.status for o in self.outcomes)
@@ -66,6 +67,7 @@ class Limits:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     max_parse_seconds: float = DEFAULT_MAX_PARSE_SECONDS
     purge_missing: bool = False
+    keep_missing: bool = False  # rows of files gone from disk still feed core and sizing
 
 
 Progress = Callable[[int, int], None]  # (files done, files in all)
@@ -95,7 +97,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                                 if p != PATH_CONVENTIONS_FILE}, conventions,
                                conventions_error)
     errors = {**contexts.errors, PATH_CONVENTIONS_FILE: conventions_error}
-    forced = bool(recreated) or _code_changed(store) or _rebuild_pending(store)
+    forced = bool(recreated) or _code_changed(store) or _rebuild_pending(store) \
+        or _missing_policy_changed(store, limits.keep_missing)
     if forced and any(r["rows_loaded"] for r in kept.values()):
         rows_changed()
     outcomes: list[FileOutcome] = []
@@ -122,7 +125,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         if any(_changed(o, previous.get(o.relpath)) for o in missing):
             rows_changed()
         _write_rows(store, missing, tables)
-        report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started)
+        report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started,
+                              keep_missing=limits.keep_missing)
         report.data_changed = forced \
             or any(_changed(o, previous.get(o.relpath)) for o in report.outcomes)
         _write_bookkeeping(store, report, kept, contexts)
@@ -240,6 +244,14 @@ def mark_derived_complete(store: Store, run_id: str) -> None:
     """Called once the last derived asset (the report) of a data-changing run is written."""
     store.con.execute(f"UPDATE {INGESTION_RUNS.qualified} SET derived_complete = true "
                       "WHERE run_id = ? AND data_changed", [run_id])
+
+
+def _missing_policy_changed(store: Store, keep_missing: bool) -> bool:
+    """Whether rows of missing files are now to be kept in (or left out of) the core tables
+    when the last rebuild did the opposite."""
+    last = store.query(f"SELECT missing_rows_kept FROM {INGESTION_RUNS.qualified} "
+                       "WHERE data_changed ORDER BY started_at DESC LIMIT 1")
+    return not last.is_empty() and bool(last["missing_rows_kept"][0]) != keep_missing
 
 
 def _code_changed(store: Store) -> bool:
@@ -392,6 +404,7 @@ def _run_row(report: IngestReport) -> pl.DataFrame:
         "files_rejected": counts["rejected"], "files_ignored": counts["ignored"],
         "files_removed": counts["missing"] + counts["purged"],
         "data_changed": report.data_changed, "code_fingerprint": code_fingerprint(),
+        "missing_rows_kept": report.keep_missing,
         "derived_complete": False if report.data_changed else None,
     }]))
 

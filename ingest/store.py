@@ -15,7 +15,7 @@ import duckdb
 import polars as pl
 
 from schemas.ledger import INGESTED_FILES
-from schemas.spec import Table
+from schemas.spec import Table, quote_ident
 
 SCHEMAS = ("raw", "core", "sizing")
 
@@ -51,7 +51,14 @@ class Store:
         recreated = set()           # most of a run that finds one new file
         for table in tables:
             existing = catalog.get((table.schema, table.name), {})
-            if existing and list(existing)[1:] != table.column_names:
+            if existing and not table.lineage and set(existing) - {None} < \
+                    set(table.column_names):  # bookkeeping keeps its history: add columns
+                for column in table.all_columns:
+                    if column.name not in existing:
+                        self.con.execute(f"ALTER TABLE {table.qualified} ADD COLUMN "
+                                         f"{quote_ident(column.name)} {column.duckdb_type}")
+                        existing[column.name] = None
+            if existing and set(existing) - {None} != set(table.column_names):
                 self.con.execute(f"DROP TABLE {table.qualified}")
                 recreated.add(table.key)
                 existing = {}

@@ -79,6 +79,8 @@ INGESTION_RUNS = Table(
         flag("derived_complete", "For a run that changed data: whether every derived table "
              "and the report were rebuilt (a crash in between makes the next run rebuild)."),
         text("code_fingerprint", "Fingerprint of the code that derives tables."),
+        flag("missing_rows_kept", "Whether this run let rows of files no longer under the raw "
+             "root feed the core and sizing tables (`sizing ingest --keep-missing`)."),
     ),
     lineage=False,
 )

@@ -151,3 +151,110 @@ def test_sigkill_at_any_stage_leaves_the_published_warehouse_whole(published, tm
     assert snapshot(warehouse) == published["expected"]  # as an uninterrupted run gives
     assert_consistent(warehouse)
     assert not (tmp_path / "lab.duckdb.staging").exists()
+
+
+POLL = """
+import duckdb, sys, time
+seen = set()
+stop = time.monotonic() + {seconds}
+while time.monotonic() < stop:
+    try:
+        con = duckdb.connect({warehouse!r}, read_only=True)
+        seen.add(con.execute(
+            "SELECT (SELECT count(*) FROM raw.ingestion_runs), "
+            "(SELECT count(*) FROM raw.model_analyzer_inference), "
+            "(SELECT count(*) FROM core.inference_measurements), "
+            "(SELECT count(*) FROM sizing.inference_optimal_concurrency)").fetchone())
+        con.close()
+    except duckdb.Error as exc:  # between rename and open: retried, never half a warehouse
+        print("retry", exc, file=sys.stderr)
+    if sys.stdin in __import__("select").select([sys.stdin], [], [], 0.02)[0]:
+        break
+print(sorted(seen))
+"""
+
+
+def test_a_reader_polling_during_a_run_sees_one_whole_version(raw, tmp_path):
+    """Raw, core and sizing tables are published together, once per run."""
+    warehouse = tmp_path / "lab.duckdb"
+    assert sizing(raw, warehouse).returncode == 0
+    before = (1, 42 + 14, 56 + 11, 40)  # runs, raw rows, core rows, optima
+    reader = subprocess.Popen(
+        [sys.executable, "-c", POLL.format(seconds=600, warehouse=str(warehouse))],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    add_a_file(raw)
+    assert sizing(raw, warehouse).returncode == 0
+    out, _ = reader.communicate("stop\n", timeout=60)
+    seen = eval(out)  # noqa: S307 - our own subprocess printing a list of tuples
+    after = snapshot_counts(warehouse)
+    assert after[0] == 2 and after[3] > before[3]
+    assert set(seen) <= {before, after}, seen  # never new raw rows beside old sizing rows
+
+
+def snapshot_counts(warehouse: Path) -> tuple:
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return con.execute(
+            "SELECT (SELECT count(*) FROM raw.ingestion_runs), "
+            "(SELECT count(*) FROM raw.model_analyzer_inference), "
+            "(SELECT count(*) FROM core.inference_measurements), "
+            "(SELECT count(*) FROM sizing.inference_optimal_concurrency)").fetchone()
+    finally:
+        con.close()
+
+
+ANALYST = """
+import duckdb, sys
+con = duckdb.connect({warehouse!r})
+con.execute("CREATE SCHEMA IF NOT EXISTS scratch")
+con.execute("CREATE TABLE scratch.notes (note VARCHAR)")
+con.execute("INSERT INTO scratch.notes VALUES ('mine')")
+print("open", flush=True)
+sys.stdin.readline()
+con.execute("INSERT INTO scratch.notes VALUES ('still mine')")
+con.close()
+"""
+
+
+def test_a_session_open_for_writing_keeps_its_work_and_the_run_publishes_beside_it(
+        raw, tmp_path):
+    warehouse = tmp_path / "lab.duckdb"
+    assert sizing(raw, warehouse).returncode == 0
+    analyst = subprocess.Popen([sys.executable, "-c", ANALYST.format(warehouse=str(warehouse))],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert analyst.stdout.readline().strip() == "open"
+    add_a_file(raw)
+    result = sizing(raw, warehouse)
+    assert result.returncode == 0, result.stderr  # every file was recorded...
+    assert f"NOT PUBLISHED over {warehouse}" in result.stdout  # ...beside the held file
+    pending = tmp_path / "lab.pending.duckdb"
+    assert snapshot_counts(pending)[:2] == (2, 42 + 14 + 14)
+    analyst.communicate("close\n", timeout=60)
+    assert analyst.returncode == 0  # the session was never cut off
+    result = sizing(raw, warehouse)  # now it publishes, the analyst's work included
+    assert result.returncode == 0 and "NOT PUBLISHED" not in result.stdout
+    assert not pending.exists()
+    assert snapshot_counts(warehouse)[1] == 42 + 14 + 14
+    con = duckdb.connect(str(warehouse), read_only=True)
+    assert con.execute("SELECT * FROM scratch.notes ORDER BY 1").fetchall() == [
+        ("mine",), ("still mine",)]
+    con.close()
+
+
+def test_the_wal_of_a_crashed_session_is_folded_in_not_lost(raw, tmp_path):
+    warehouse = tmp_path / "lab.duckdb"
+    assert sizing(raw, warehouse).returncode == 0
+    crashed = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+        import duckdb, os, signal
+        con = duckdb.connect({str(warehouse)!r})
+        con.execute("CREATE TABLE main.kept AS SELECT 42 AS answer")
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)])
+    assert crashed.returncode == -signal.SIGKILL
+    assert (tmp_path / "lab.duckdb.wal").exists()
+    add_a_file(raw)
+    assert sizing(raw, warehouse).returncode == 0
+    con = duckdb.connect(str(warehouse), read_only=True)
+    assert con.execute("SELECT answer FROM main.kept").fetchall() == [(42,)]
+    con.close()
+    assert not (tmp_path / "lab.duckdb.wal").exists()

@@ -42,13 +42,24 @@ def test_a_new_description_reaches_the_comment_and_the_rows_stay(tmp_path: Path)
     assert store.con.execute("SELECT * FROM raw.things").fetchall() == [("bolt", 3)]
 
 
-def test_a_table_whose_columns_changed_is_recreated(tmp_path: Path):
+def test_a_data_table_whose_columns_changed_is_recreated(tmp_path: Path):
+    """Its files are parsed again to fill the new column."""
+    store = Store(connect(tmp_path / "w.duckdb"))
+    data = Table("raw", "things", "Things seen.", V1.columns)
+    store.ensure([data])
+    store.con.execute("INSERT INTO raw.things VALUES ('bolt', 3, 'a.csv', 'sha')")
+    v2 = Table("raw", "things", "Things seen.", (*V1.columns, text("colour", "Its colour.")))
+    assert store.ensure([v2]) == {"raw.things"}
+    assert store.con.execute("SELECT count(*) FROM raw.things").fetchone() == (0,)
+    assert comments(store)["colour"] == "Its colour."
+
+
+def test_a_bookkeeping_table_gains_a_column_and_keeps_its_history(tmp_path: Path):
     store = Store(connect(tmp_path / "w.duckdb"))
     store.ensure([V1])
     store.con.execute("INSERT INTO raw.things VALUES ('bolt', 3)")
-    v2 = Table("raw", "things", "Things seen.", (
-        *V1.columns, text("colour", "Its colour."),
-    ), lineage=False)
-    assert store.ensure([v2]) == {"raw.things"}
-    assert store.con.execute("SELECT count(*) FROM raw.things").fetchone() == (0,)
+    v2 = Table("raw", "things", "Things seen.", (*V1.columns, text("colour", "Its colour.")),
+               lineage=False)
+    assert store.ensure([v2]) == set()
+    assert store.con.execute("SELECT * FROM raw.things").fetchall() == [("bolt", 3, None)]
     assert comments(store)["colour"] == "Its colour."

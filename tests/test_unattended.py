@@ -1,0 +1,246 @@
+"""Unattended runs: odd entries under the raw root, files that move, vanish or cannot be
+read, and derived steps that fail. Every entry is recorded, every run exits 0."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+
+from ingest import engine, reading
+from ingest.discovery import discover, printable
+from ingest.engine import ingest
+from ingest.reading import Unreadable, read_file
+from ingest.store import Store, connect
+from pipelines.cli import main
+from pipelines.definitions import defs
+from samples import generate
+
+PA = "inference/h100-bm-01/perf_analyzer/bert_large_onnx-results.csv"
+TRAINING_LOG = "training/h100-vm-02/resnet50-bs256-1gpu.log"
+
+
+@pytest.fixture
+def raw(tmp_path: Path) -> Path:
+    root = tmp_path / "raw"
+    generate.write(root)
+    return root
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    con = connect(tmp_path / "wh" / "engine.duckdb")
+    yield Store(con)
+    con.close()
+
+
+def ledger(store: Store) -> dict[str, tuple]:
+    return {r[0]: r[1:] for r in store.con.execute(
+        "SELECT path, status, error, notes FROM raw.ingested_files").fetchall()}
+
+
+def query(warehouse: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def entries_on_disk(root: Path) -> int:
+    """Every non-folder entry, symlinks not followed (a symlink is one entry)."""
+    count = 0
+    for _, folders, files in os.walk(root):
+        count += len(files) + sum(1 for f in folders if os.path.islink(os.path.join(_, f)))
+    return count
+
+
+def test_every_entry_under_the_root_gets_a_ledger_row_and_none_is_opened(store, raw):
+    os.mkfifo(raw / "results.json")  # opening it would block the run forever
+    (raw / ".DS_Store").write_bytes(b"\0\0")
+    (raw / "storage/.hydra").mkdir()
+    (raw / "storage/.hydra/overrides.yaml").write_text("- workload=unet3d\n")
+    (raw / "loop-a").symlink_to("loop-b")
+    (raw / "loop-b").symlink_to("loop-a")
+    (raw / "gone.csv").symlink_to("nowhere.csv")
+    (raw / "inference-again").symlink_to("inference")
+    bad_name = os.fsencode(raw) + b"/bad\xffname.csv"
+    with open(bad_name, "wb") as handle:
+        handle.write((raw / PA).read_bytes())
+    report = ingest(store, raw, "r1")
+    rows = ledger(store)
+    assert len(rows) == entries_on_disk(raw) == len(report.outcomes)
+    assert rows["results.json"] == (
+        "ignored", "FIFO (named pipe), not a regular file: not opened", None)
+    assert rows[".DS_Store"] == (
+        "ignored", "a hidden file (name starts with '.'): not read; rename it to ingest it",
+        None)
+    assert rows["storage/.hydra/overrides.yaml"] == (
+        "ignored", "inside hidden folder storage/.hydra/ (name starts with '.'): not read; "
+        "rename it to ingest it", None)
+    assert rows["loop-a"][0] == "rejected"
+    assert rows["loop-a"][1].startswith("symlink that leads nowhere")
+    assert rows["gone.csv"][0] == "rejected"
+    assert rows["inference-again"] == (
+        "ignored", "symlink to a folder inside the raw root (inference), ingested there: "
+        "not followed", None)
+    assert rows["bad\\xffname.csv"][0] == "loaded"  # the name is odd, the content is fine
+    assert store.con.execute("SELECT count(*) FROM raw.perf_analyzer WHERE source_file = ?",
+                             ["bad\\xffname.csv"]).fetchone() == (7,)
+
+
+def test_printable_names_keep_their_bytes():
+    name = os.fsdecode(b"caf\xc3\xa9-\xff.json")
+    assert printable(name) == "café-\\xff.json"
+    assert printable("plain.csv") == "plain.csv"
+
+
+def test_discovery_survives_a_folder_it_cannot_list(raw, monkeypatch):
+    real = os.scandir
+
+    def scandir(path):
+        if str(path).endswith("storage"):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = {f.relpath: f for f in discover(raw)}
+    assert found["storage"].unread_status == "rejected"
+    assert found["storage"].unread_reason == ("folder could not be listed (Permission "
+                                              "denied); its files are not ingested")
+    assert not any(p.startswith("storage/") for p in found)
+
+
+def test_read_file_never_blocks_and_says_why(tmp_path, monkeypatch):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(Unreadable, match="no longer a regular file"):
+        read_file(fifo, 1 << 20)
+    with pytest.raises(Unreadable, match="vanished between discovery and reading"):
+        read_file(tmp_path / "deleted.csv", 1 << 20)
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"x" * 2048)
+    with pytest.raises(Unreadable, match="file is 2,048 bytes, above the 1,024-byte limit"):
+        read_file(big, 1024)
+    assert read_file(big, 4096) == b"x" * 2048
+
+    def denied(*_args, **_kw):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(reading.os, "open", denied)  # root reads anything: simulate chmod 000
+    with pytest.raises(Unreadable, match="permission denied"):
+        read_file(big, 4096)
+
+
+def test_a_file_that_vanishes_mid_run_is_recorded_and_the_run_goes_on(store, raw, monkeypatch):
+    real = engine.discover
+
+    def discover_then_delete(root):
+        found = real(root)
+        (raw / PA).unlink()  # deleted between discovery and reading
+        return found
+
+    monkeypatch.setattr(engine, "discover", discover_then_delete)
+    report = ingest(store, raw, "r1")
+    status, error, _ = ledger(store)[PA]
+    assert status == "rejected"
+    assert error.startswith("vanished between discovery and reading")
+    assert report.counts()["loaded"] == len(generate.all_files()) - 1
+
+
+def test_a_moved_file_is_recognised_not_loaded_twice(store, raw):
+    ingest(store, raw, "r1")
+    target = raw / "inference/h100-bm-01/moved/bert.csv"
+    target.parent.mkdir()
+    (raw / PA).rename(target)
+    ingest(store, raw, "r2")
+    rows = ledger(store)
+    assert PA not in rows  # gone from the ledger: its rows now belong to the new path
+    assert rows["inference/h100-bm-01/moved/bert.csv"] == (
+        "loaded", None, f"moved from {PA} (same sha256)")
+    assert store.con.execute("SELECT source_file, count(*) FROM raw.perf_analyzer "
+                             "GROUP BY 1").fetchall() == [
+        ("inference/h100-bm-01/moved/bert.csv", 7)]
+
+
+def test_rows_of_missing_files_leave_core_tables_unless_kept(raw, tmp_path):
+    warehouse = tmp_path / "w.duckdb"
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
+    count = "SELECT count(*) FROM core.training_runs"
+    assert query(warehouse, count) == [(9,)]
+    (raw / TRAINING_LOG).unlink()
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
+    assert query(warehouse, count) == [(8,)]
+    assert query(warehouse, "SELECT count(*) FROM raw.tf_cnn_runs WHERE source_file = "
+                            f"'{TRAINING_LOG}'") == [(1,)]  # the raw rows are kept
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse),
+                 "--keep-missing"]) == 0
+    assert query(warehouse, count) == [(9,)]
+
+
+def _run(raw: Path, warehouse: Path) -> dg.ExecuteInProcessResult:
+    return defs.resolve_job_def("ingest").execute_in_process(
+        run_config={"resources": {"warehouse": {"config": {
+            "raw_dir": str(raw), "path": str(warehouse)}}}},
+        instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
+
+
+def _fresh_checks(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
+    return {e.asset_check_evaluation_data.asset_key.to_user_string():
+            e.asset_check_evaluation_data.passed
+            for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"
+            and e.asset_check_evaluation_data.check_name == "fresh"}
+
+
+def test_a_failing_rebuild_keeps_the_last_good_table_and_says_it_is_stale(raw, tmp_path,
+                                                                          monkeypatch):
+    warehouse = tmp_path / "w.duckdb"
+    assert _run(raw, warehouse).success
+    capability = "SELECT * FROM sizing.storage_capability ORDER BY ALL"
+    before = query(warehouse, capability)
+    assert len(before) == 5
+
+    def broken(store):
+        store.con.execute("DELETE FROM sizing.storage_capability")  # half-done work...
+        raise ValueError("Type DOUBLE with value nan can't be cast")  # ...then a crash
+
+    monkeypatch.setattr("assets.storage.build_storage_sizing", broken)
+    (raw / "inference/h100-bm-01/new.csv").write_bytes((raw / PA).read_bytes())
+    result = _run(raw, warehouse)
+    assert result.success  # contained: the run goes on
+    fresh = _fresh_checks(result)
+    assert fresh["sizing/storage_capability"] is False
+    assert fresh["core/inference_measurements"] is True
+    assert query(warehouse, capability) == before  # the last good content, whole
+    status = query(warehouse, "SELECT status, reason FROM raw.derived_status "
+                              "WHERE table_name = 'sizing.storage_capability'")
+    assert status == [("stale", "ValueError: Type DOUBLE with value nan can't be cast")]
+    assert query(warehouse, "SELECT count(*) FROM core.inference_measurements") == [(74,)]
+
+    monkeypatch.undo()  # fixed: the next run rebuilds it though no file changed
+    result = _run(raw, warehouse)
+    assert _fresh_checks(result)["sizing/storage_capability"] is True
+    assert query(warehouse, "SELECT count(*) FROM raw.derived_status "
+                            "WHERE status = 'stale'") == [(0,)]
+
+
+def test_the_summary_names_stale_tables_and_the_report_runs_after_a_no_op(raw, tmp_path,
+                                                                          monkeypatch, capsys):
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    warehouse = tmp_path / "w.duckdb"
+    monkeypatch.setattr("assets.training.build_training_sizing",
+                        lambda store, run_id: 1 / 0)
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
+    out = capsys.readouterr().out
+    assert "STALE sizing.training_scaling: kept as built by run none; stale since run" in out
+    assert "because ZeroDivisionError: division by zero" in out
+    monkeypatch.undo()
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0  # no-op
+    assert "STALE" not in capsys.readouterr().out
+    assert main(["report", "--warehouse", str(warehouse)]) == 0  # skipped checks: no crash
