@@ -119,7 +119,8 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw * 0.999)
     start = math.floor(lo / step + 1e-9) * step
     stop = math.ceil(hi / step - 1e-9) * step
-    return [round(start + i * step, 12) for i in range(round((stop - start) / step) + 1)]
+    # 12 significant digits, not decimals: ticks of values around 1e-14 stay distinct
+    return [float(f"{start + i * step:.12g}") for i in range(round((stop - start) / step) + 1)]
 
 
 def log2_ticks(lo: float, hi: float) -> list[float]:

@@ -220,6 +220,9 @@ def test_a_failing_rebuild_keeps_the_last_good_table_and_says_it_is_stale(raw, t
                               "WHERE table_name = 'sizing.storage_capability'")
     assert status == [("stale", "ValueError: Type DOUBLE with value nan can't be cast")]
     assert query(warehouse, "SELECT count(*) FROM core.inference_measurements") == [(74,)]
+    html = (tmp_path / "reports" / "sizing-report.html").read_text()
+    assert '<h3 class="bad">Stale tables (4)</h3>' in html  # the four storage sizing tables
+    assert "ValueError: Type DOUBLE with value nan can&#x27;t be cast" in html
 
     monkeypatch.undo()  # fixed: the next run rebuilds it though no file changed
     result = _run(raw, warehouse)

@@ -33,6 +33,7 @@ def quality(store: Store, checks: Sequence[CheckOutcome] | None) -> Section:
                           ("rejected", last["files_rejected"]),
                           ("ignored", last["files_ignored"]),
                           ("removed", last["files_removed"])]))
+    section.add(_stale(store))
     files = read(store, "raw", "ingested_files", ["path", "format", "status", "rows_loaded",
                                                   "rows_quarantined", "error"],
                  order_by=["path"])
@@ -44,6 +45,12 @@ def quality(store: Store, checks: Sequence[CheckOutcome] | None) -> Section:
         section.add("<h3>Files by format and status</h3>", table(_by_format(files), [
             Col("format"), *(Col(s) for s in STATUSES), Col("rows_loaded", "rows loaded"),
             Col("rows_quarantined", "rows held back")]))
+        missing = files.filter(pl.col("status") == "missing")
+        if missing.height:
+            section.add(f"<h3>Files gone from the raw root ({missing.height})</h3>", paragraph(
+                "Their rows stay in the raw tables and are left out of the core and sizing "
+                "tables (`sizing ingest --keep-missing` keeps them in, `--purge-missing` "
+                "drops them)."), table(missing, [Col("path", "file"), Col("format")]))
         rejected = files.filter(pl.col("status") == "rejected")
         section.add(f"<h3>Rejected files ({rejected.height})</h3>")
         section.add(table(rejected, [Col("path", "file"), Col("error", "reason",
@@ -61,6 +68,24 @@ def quality(store: Store, checks: Sequence[CheckOutcome] | None) -> Section:
             if rows.height else paragraph("None."))
     section.add(_checks(checks))
     return section
+
+
+def _stale(store: Store) -> str:
+    """Derived tables whose last rebuild failed: what they hold and why."""
+    rows = read(store, "raw", "derived_status", ["table_name", "status", "built_run_id",
+                                                 "stale_since_run_id", "stale_since", "reason"],
+                order_by=["table_name"])
+    stale = rows.filter(pl.col("status") == "stale") if rows is not None else None
+    if stale is None or not stale.height:
+        return ""
+    return (f'<h3 class="bad">Stale tables ({stale.height})</h3>' + paragraph(
+        "The last rebuild of these tables failed: each keeps the content of an earlier "
+        "run, and the numbers drawn from it in this report are that old. The next run "
+        "rebuilds them.") + table(stale, [
+            Col("table_name", "table"),
+            Col("built_run_id", "content from run", lambda v: text(v, "none")[:8]),
+            Col("stale_since_run_id", "stale since run", lambda v: text(v, "")[:8]),
+            Col("stale_since", "since (UTC)"), Col("reason", format=lambda v: text(v, ""))]))
 
 
 def _by_format(files: pl.DataFrame) -> pl.DataFrame:
