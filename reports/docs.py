@@ -14,33 +14,11 @@ import sys
 from dataclasses import dataclass
 
 import schemas
+from schemas.domains import domain_of, rules, unit_rule
 from schemas.spec import Column, Table
 
 SCHEMA_ORDER = ("raw", "core", "sizing")
 LEDGER_FIRST = ("ingested_files", "quarantine", "ingestion_runs", "file_context")
-# Units read from column-name suffixes, longest first (the project's closed list).
-UNITS = (
-    ("images_per_sec_per_gpu", "images/s per GPU"),
-    ("images_per_sec", "images/s"),
-    ("_bytes_per_s_per_gpu", "bytes/s per GPU"),
-    ("_bytes_per_s", "bytes/s"),
-    ("gb_per_billion_params", "GB per billion parameters"),
-    ("_per_s", "per s"),
-    ("_seconds", "s"),
-    ("_ms", "ms"),
-    ("_us", "µs"),
-    ("_ns", "ns"),
-    ("_s", "s"),
-    ("_mb", "MB (decimal)"),
-    ("_gb", "GB (decimal)"),
-    ("_bytes", "bytes"),
-    ("_pct", "%"),
-    ("_w", "W"),
-    ("_tokens", "tokens"),
-    ("_billions", "billions"),
-)
-
-
 @dataclass(frozen=True)
 class Example:
     question: str
@@ -125,7 +103,15 @@ def all_tables() -> list[Table]:
 
 
 def unit(column: Column) -> str:
-    return next((u for suffix, u in UNITS if column.name.endswith(suffix)), "")
+    """The unit its name's suffix says (schemas/domains.py UNITS, the closed list)."""
+    rule = unit_rule(column.name)
+    return rule[1] if rule else ""
+
+
+def domain(column: Column) -> str:
+    """'0 to 1e13' for a numeric column (finite is implied), '' for the others."""
+    found = domain_of(column)
+    return "" if found is None else found.describe()
 
 
 def _cell(text: str) -> str:
@@ -134,10 +120,34 @@ def _cell(text: str) -> str:
 
 def table_markdown(table: Table) -> list[str]:
     lines = [f"### `{table.key}`", "", table.description, "",
-             "| column | type | unit | null | meaning |", "|---|---|---|---|---|"]
+             "| column | type | unit | domain | null | meaning |", "|---|---|---|---|---|---|"]
     for c in table.all_columns:
-        lines.append(f"| `{c.name}` | {c.duckdb_type} | {unit(c)} | "
+        lines.append(f"| `{c.name}` | {c.duckdb_type} | {unit(c)} | {domain(c)} | "
                      f"{'yes' if c.nullable else 'no'} | {_cell(c.description)} |")
+    return [*lines, ""]
+
+
+def domains_markdown(tables: list[Table]) -> list[str]:
+    """Every domain rule with its reason: by column name, by unit, and the columns that
+    declare their own."""
+    lines = ["## Numeric domains", "",
+             "Every numeric value is finite: NaN and ±Infinity are never data. Each numeric "
+             "column also has a domain (declared once in `schemas/domains.py`): from the "
+             "column's own declaration where one table means something else by the name, "
+             "else from its name, else from its unit suffix. A row with a value outside it, "
+             "or a value that does not fit the column's type, is held back in "
+             "`raw.quarantine` with the column, the value and the bound "
+             "(`bandwidth_bytes_per_s=1e+30 fails at most 1e13 (10 TB/s: ...)`); the rest "
+             "of the file loads.", "",
+             "| columns | unit | domain | why |", "|---|---|---|---|"]
+    for names, unit_, rule in rules():
+        shown = ", ".join(f"`{n}`" for n in names) if not unit_ else f"`*{names[0]}`"
+        lines.append(f"| {shown} | {unit_} | {rule.describe()} | {_cell(rule.why)} |")
+    for table in tables:
+        for c in table.all_columns:
+            if c.domain is not None:
+                lines.append(f"| `{table.key}.{c.name}` | {unit(c)} | {c.domain.describe()} | "
+                             f"{_cell(c.domain.why)} |")
     return [*lines, ""]
 
 
@@ -157,11 +167,12 @@ def render() -> str:
         "(`duckdb_tables()`, `duckdb_columns()`).",
         "",
         "Conventions: units are in column names (`_ms`, `_us`, `_mb`, `_gb`, `_pct`, `_w`, "
-        "`_per_s`, `_bytes`); MB and GB are decimal (10^6, 10^9 bytes). A metric a tool did "
-        "not report is NULL, never 0. Data rows carry their lineage: `source_file` (relative "
-        "to the raw root) and `file_sha256`, and usually `source_line`. `raw` holds what the "
-        "files say, `core` one normalized record per measurement, `sizing` the derived "
-        "rules and plans.",
+        "`_per_s`, `_bytes`); MB and GB are decimal (10^6, 10^9 bytes). Numbers are finite "
+        "and within their column's domain ([Numeric domains](#numeric-domains)). A metric a "
+        "tool did not report is NULL, never 0. Data rows carry their lineage: `source_file` "
+        "(relative to the raw root) and `file_sha256`, and usually `source_line`. `raw` "
+        "holds what the files say, `core` one normalized record per measurement, `sizing` "
+        "the derived rules and plans.",
         "",
         "## Common questions",
         "",
@@ -173,6 +184,7 @@ def render() -> str:
         members = [t for t in tables if t.schema == schema]
         out += [f"- `{schema}`: " + ", ".join(f"[`{t.name}`](#{_anchor(t)})" for t in members)]
     out.append("")
+    out += domains_markdown(tables)
     for schema in SCHEMA_ORDER:
         out += [f"## Schema `{schema}`", ""]
         for table in (t for t in tables if t.schema == schema):

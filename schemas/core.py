@@ -6,6 +6,7 @@ import pandera.polars as pa
 
 from schemas import metrics as m
 from schemas.context import CONTEXT_COLUMNS
+from schemas.domains import Domain
 from schemas.model_analyzer import (
     CO_PROFILED,
     INSTANCE_COUNT,
@@ -44,7 +45,9 @@ INFERENCE_MEASUREMENTS = Table(
              checks=NON_NEGATIVE),
         real("gpu_utilization_pct", "GPU utilization, percent: mean over the GPUs used.",
              checks=m.GPU_UTILIZATION.checks),
-        real("gpu_power_w", "GPU power, watts: sum over the GPUs used.", checks=NON_NEGATIVE),
+        real("gpu_power_w", "GPU power, watts: sum over the GPUs used.", checks=NON_NEGATIVE,
+             domain=Domain(0, 1e6, "a sum over the GPUs of a measurement: 10 kW per GPU x "
+                                   "100 GPUs")),
         integer("gpu_count", "GPUs that reported metrics for the measurement.",
                 checks=NON_NEGATIVE),
         text("gpu_uuids", "GPUs that reported metrics, ';'-separated."),

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import pandera.polars as pa
 
+from schemas.domains import Domain
 from schemas.spec import Table, flag, integer, real, text
 
 PERCENTILES = ("p50", "p90", "p95", "p99", "avg")
+# GPU memory of many instances: each within the per-GPU bound, the sum bounded by the plan
+PLAN_MEMORY = Domain(0, None, "a sum over instances, each within 10,000 GB: bounded by the "
+                              "scenario's users, not by a GPU")
 
 _SWEEP = (
     text("model", "Model name.", nullable=False),
@@ -133,7 +137,7 @@ CAPACITY_PLAN = Table(
         real("throughput_per_instance_per_s", "Throughput of one instance at the optimum."),
         real("latency_at_slo_ms", "Latency at the SLO's percentile at the optimum, ms."),
         real("gpu_memory_per_instance_gb", "Peak GPU memory measured at the optimum, GB."),
-        real("gpu_memory_gb", "instances x gpu_memory_per_instance_gb."),
+        real("gpu_memory_gb", "instances x gpu_memory_per_instance_gb.", domain=PLAN_MEMORY),
         real("gpu_utilization_pct", "GPU utilization at the optimum, percent."),
         real("gpu_memory_capacity_gb", "Memory of one GPU of the scenario's model, GB."),
         text("evidence", "The measurements used, as JSON: file, line, level and values.",
@@ -158,7 +162,8 @@ CAPACITY_PLAN_SUMMARY = Table(
         integer("demands_planned", "Demands planned (the others are in "
                 "sizing.capacity_plan_issues).", nullable=False),
         integer("instances", "Model instances, all demands.", nullable=False),
-        real("gpu_memory_gb", "GPU memory of all instances, GB.", nullable=False),
+        real("gpu_memory_gb", "GPU memory of all instances, GB.", nullable=False,
+             domain=PLAN_MEMORY),
         integer("gpus_by_memory", "GPUs when instances are packed by memory (first-fit "
                 "decreasing)."),
         integer("servers_by_memory", "ceil(gpus_by_memory / gpus_per_server)."),

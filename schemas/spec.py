@@ -7,10 +7,13 @@ is written twice.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import pandera.polars as pa
 import polars as pl
+
+from schemas.domains import Domain, domain_of
 
 _DUCKDB_TYPES: dict[type[pl.DataType], str] = {
     pl.Utf8: "VARCHAR",
@@ -29,10 +32,32 @@ class Column:
     description: str
     nullable: bool = True
     checks: tuple[pa.Check, ...] = ()
+    domain: Domain | None = None  # only where the name's rule (schemas/domains.py) is wrong
 
     @property
     def duckdb_type(self) -> str:
         return _DUCKDB_TYPES[self.dtype]
+
+    def all_checks(self) -> list[pa.Check]:
+        """The column's own checks, then its domain's (schemas/domains.py): finite, and the
+        bounds its own checks do not already hold."""
+        checks = list(self.checks)
+        if self.dtype is pl.Float64:
+            checks.append(FINITE)
+        domain = domain_of(self)
+        if domain is None:
+            return checks
+        own = [c.statistics or {} for c in self.checks]
+        if domain.lo is not None and not any(s.get("min_value", -math.inf) >= domain.lo
+                                             for s in own):
+            checks.append(pa.Check.ge(self._bound(domain.lo), error=domain.lo_error()))
+        if domain.hi is not None and not any(s.get("max_value", math.inf) <= domain.hi
+                                             for s in own):
+            checks.append(pa.Check.le(self._bound(domain.hi), error=domain.hi_error()))
+        return checks
+
+    def _bound(self, value: float) -> float | int:
+        return int(value) if self.dtype is pl.Int64 else float(value)
 
 
 def text(name: str, description: str, **kw: object) -> Column:
@@ -51,6 +76,12 @@ def flag(name: str, description: str, **kw: object) -> Column:
     return Column(name, pl.Boolean, description, **kw)  # type: ignore[arg-type]
 
 
+def _is_finite(data: pa.PolarsData) -> pl.LazyFrame:
+    return data.lazyframe.select(pl.col(data.key).is_finite())
+
+
+# NaN and ±Infinity are never data. (polars orders NaN above every number: ge(0) passes it.)
+FINITE = pa.Check(_is_finite, name="finite", error="finite")
 NON_NEGATIVE = (pa.Check.ge(0),)
 PERCENT = (pa.Check.in_range(0, 100),)
 
@@ -89,7 +120,7 @@ class Table:
 
     def pandera_schema(self) -> pa.DataFrameSchema:
         return pa.DataFrameSchema(
-            {c.name: pa.Column(c.dtype, list(c.checks), nullable=c.nullable)
+            {c.name: pa.Column(c.dtype, c.all_checks(), nullable=c.nullable)
              for c in self.all_columns},
             name=self.key,
             strict=True,
@@ -116,13 +147,15 @@ class Table:
     def empty_frame(self) -> pl.DataFrame:
         return pl.DataFrame(schema=self.polars_schema)
 
-    def conform(self, frame: pl.DataFrame) -> pl.DataFrame:
+    def conform(self, frame: pl.DataFrame, strict: bool = True) -> pl.DataFrame:
         """Add missing nullable columns as NULL, cast to declared types, order as declared.
 
-        Casting is strict: a value that does not fit its type is an error, not a NULL."""
+        Strict casting makes a value that does not fit its type an error; with strict=False
+        it becomes NULL (ingest.validate reports those rows, naming the value)."""
         missing = [c for c in self.all_columns if c.name not in frame.columns]
         frame = frame.with_columns(pl.lit(None, dtype=c.dtype).alias(c.name) for c in missing)
-        return frame.select(pl.col(c.name).cast(c.dtype, strict=True) for c in self.all_columns)
+        return frame.select(pl.col(c.name).cast(c.dtype, strict=strict)
+                            for c in self.all_columns)
 
 
 def quote_ident(name: str) -> str:

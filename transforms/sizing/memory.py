@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import polars as pl
+
+from schemas.domains import domain_of
 
 BYTES_PER_PARAMETER = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0,
                        "int4": 0.5}
@@ -13,11 +16,15 @@ _SIZE_IN_NAME = re.compile(r"(?:^|[_\-.])(\d+(?:\.\d+)?)([bBmM])(?=$|[_\-.])")
 
 
 def parameters_from_name(model: str) -> float | None:
+    """Billions of parameters an explicit size in the name says; None when there is none,
+    or it is 0 or outside the column's domain (model_99999999b is a name, not a size)."""
     match = _SIZE_IN_NAME.search(model)
     if not match:
         return None
     value = float(match.group(1))
-    return value if match.group(2) in "bB" else value / 1000.0
+    billions = value if match.group(2) in "bB" else value / 1000.0
+    domain = domain_of("parameters_billions")
+    return billions if billions > 0 and (domain is None or domain.contains(billions)) else None
 
 
 def memory_per_model(measurements: pl.DataFrame, models: pl.DataFrame) -> list[dict]:
@@ -48,9 +55,13 @@ def _with_parameters(point: dict, reference: dict | None) -> dict:
         params, source = parameters_from_name(model), "model name"
         precision = point.get("precision")
         source = source if params is not None else None
+    ratio = memory_gb / params if params else None
     reason = None
     if params is None:
         reason = "parameter count unknown: add the model to raw/reference/models.csv"
+    elif ratio is None or not math.isfinite(ratio):
+        ratio, reason = None, (f"GB per billion parameters not computable ({memory_gb:g} GB "
+                               f"/ {params:g} billion)")
     elif precision not in BYTES_PER_PARAMETER:
         reason = ("precision unknown: give it in raw/reference/models.csv or the run.yaml "
                   "'precision'")
@@ -59,7 +70,7 @@ def _with_parameters(point: dict, reference: dict | None) -> dict:
         "concurrency": point["concurrency"], "config_variant": point["config_variant"],
         "parameters_billions": params, "parameters_source": source, "precision": precision,
         "bytes_per_parameter": BYTES_PER_PARAMETER.get(precision or ""),
-        "gb_per_billion_params": memory_gb / params if params else None,
+        "gb_per_billion_params": ratio,
         "in_fit": reason is None, "excluded_reason": reason,
         "source_files": point["source_file"],
     }
@@ -84,16 +95,21 @@ def memory_rule(per_model: list[dict]) -> list[dict]:
 
 
 def _fit(x: list[float], y: list[float]) -> dict:
+    """Rows in the fit have parameters > 0 and a finite GB per billion, so every number
+    here is finite; the line through the origin stands in if rounding ever made one not."""
     n = len(x)
     mean_x, mean_y = sum(x) / n, sum(y) / n
+    origin = {"gb_per_billion_params": mean_y / mean_x, "intercept_gb": 0.0,
+              "r_squared": None, "fit": "one size only, through the origin"}
     sxx = sum((a - mean_x) ** 2 for a in x)
     if n == 1 or sxx == 0:
-        return {"gb_per_billion_params": mean_y / mean_x, "intercept_gb": 0.0,
-                "r_squared": None, "fit": "one size only, through the origin"}
+        return origin
     slope = sum((a - mean_x) * (b - mean_y) for a, b in zip(x, y, strict=True)) / sxx
     intercept = mean_y - slope * mean_x
     ss_res = sum((b - (slope * a + intercept)) ** 2 for a, b in zip(x, y, strict=True))
     ss_tot = sum((b - mean_y) ** 2 for b in y)
-    r_squared = 1.0 - ss_res / ss_tot if ss_tot else 1.0
+    r_squared = min(1.0, 1.0 - ss_res / ss_tot) if ss_tot else 1.0
+    if not all(map(math.isfinite, (slope, intercept, r_squared))):
+        return {**origin, "fit": "through the origin: the least-squares line was not finite"}
     return {"gb_per_billion_params": slope, "intercept_gb": intercept,
             "r_squared": r_squared, "fit": "least squares"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -109,24 +110,58 @@ def _better(candidate: Optimum, incumbent: Optimum) -> bool:
 
 def first_fit_decreasing(sizes: list[float], capacity: float) -> int:
     """GPUs needed to hold every instance, none split across GPUs."""
-    free: list[float] = []
-    for size in sorted(sizes, reverse=True):
-        for i, room in enumerate(free):
-            if size <= room + 1e-9:
-                free[i] = room - size
-                break
-        else:
-            free.append(capacity - size)
-    return len(free)
+    counts: dict[float, int] = {}
+    for size in sizes:
+        counts[size] = counts.get(size, 0) + 1
+    return first_fit_decreasing_groups(list(counts.items()), capacity)
+
+
+def first_fit_decreasing_groups(groups: list[tuple[float, int]], capacity: float) -> int:
+    """First-fit decreasing over (size, count) groups, in time that grows with the groups,
+    not the instances (a demand of 10^9 users is 10^9 instances). GPUs are kept as runs of
+    (free memory, GPUs) in the order they were opened; a run takes as many instances of a
+    size as fit, which is where first fit puts them one by one."""
+    runs: list[tuple[float, int]] = []
+    for size, count in sorted(((s, c) for s, c in groups if c > 0), reverse=True):
+        i = 0
+        while count and i < len(runs):
+            room, gpus = runs[i]
+            each = _per_gpu(room, size, count)
+            if each * gpus <= count:  # every GPU of the run takes `each` (maybe none)
+                runs[i] = (room - each * size, gpus)
+                count -= each * gpus
+                i += 1
+                continue
+            full, rest = divmod(count, each)
+            runs[i:i + 1] = [run for run in ((room - each * size, full),
+                                             (room - rest * size, 1 if rest else 0),
+                                             (room, gpus - full - (1 if rest else 0)))
+                             if run[1]]
+            count = 0
+        if count:  # new GPUs, each as full as it gets (one instance if it is too big)
+            each = max(1, _per_gpu(capacity, size, count))
+            full, rest = divmod(count, each)
+            runs += [run for run in ((capacity - each * size, full),
+                                     (capacity - rest * size, 1 if rest else 0)) if run[1]]
+    return sum(gpus for _, gpus in runs)
+
+
+def _per_gpu(room: float, size: float, count: int) -> int:
+    """Instances of `size` that first fit puts, one after another, in a GPU with `room`
+    free (at most `count`): each fits while size <= what is left + 1e-9."""
+    if size > room + 1e-9:
+        return 0
+    if size <= 0:
+        return count
+    return min(count, max(1, math.floor((room + 1e-9) / size)))
 
 
 def _summary(scenario: Scenario, rows: list[dict], gpu_memory_gb: float | None) -> dict:
     instances = sum(r["instances"] for r in rows)
-    sizes = [r["gpu_memory_per_instance_gb"] for r in rows for _ in range(r["instances"])]
     assumptions = []
-    if any(s is None for s in sizes):
+    if any(r["gpu_memory_per_instance_gb"] is None and r["instances"] for r in rows):
         assumptions.append("GPU memory of some instances not measured: counted as 0 GB")
-    known = [s or 0.0 for s in sizes]
+    groups = [(r["gpu_memory_per_instance_gb"] or 0.0, r["instances"]) for r in rows]
     busy = 0.0
     for r in rows:
         util = r["gpu_utilization_pct"]
@@ -135,12 +170,13 @@ def _summary(scenario: Scenario, rows: list[dict], gpu_memory_gb: float | None) 
                                f"{UNKNOWN_UTILIZATION_PCT:g} %")
             util = UNKNOWN_UTILIZATION_PCT
         busy += r["instances"] * util / 100.0
-    by_memory = first_fit_decreasing(known, gpu_memory_gb) if gpu_memory_gb and rows else None
+    by_memory = first_fit_decreasing_groups(groups, gpu_memory_gb) \
+        if gpu_memory_gb and rows else None
     if not gpu_memory_gb:
         assumptions.append(f"memory of a {scenario.gpu_model} unknown: add it to "
                            "raw/reference/gpus.csv")
     by_compute = ceil_div(busy, 1.0) if rows else 0
-    total = sum(known)
+    total = sum(size * count for size, count in groups)
     naive = ceil_div(total, gpu_memory_gb) if gpu_memory_gb else None
     recommended = max(by_memory or 0, by_compute) if rows else 0
     per_server = scenario.gpus_per_server

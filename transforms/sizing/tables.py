@@ -89,7 +89,11 @@ def build_plans(store: Store, knee_fraction: float) -> dict[str, int]:
 def to_frame(table: Table, rows: list[dict]) -> pl.DataFrame:
     if not rows:
         return table.empty_frame()
-    return table.conform(pl.DataFrame(rows, schema=table.polars_schema))
+    try:
+        return table.conform(pl.DataFrame(rows, schema=table.polars_schema))
+    except (pl.exceptions.PolarsError, OverflowError, TypeError, ValueError):
+        # a value that does not fit its column: validation names it and holds its row back
+        return pl.DataFrame(rows, infer_schema_length=None, strict=False)
 
 
 def replace(store: Store, table: Table, rows: list[dict]) -> int:

@@ -13,7 +13,7 @@ models AS (
 writes AS (
     SELECT storage_system, best_bandwidth_bytes_per_s, tool, transfer, jobs, source_file
     FROM sizing.storage_capability
-    WHERE direction = 'write' AND access = 'sequential'
+    WHERE direction = 'write' AND access = 'sequential' AND best_bandwidth_bytes_per_s > 0
 )
 SELECT m.*,
        m.parameters_billions * 1e9 * m.bytes_per_parameter AS checkpoint_bytes,

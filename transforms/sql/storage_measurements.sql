@@ -9,8 +9,11 @@ fio_shaped AS (  -- per fio job entry (clones included): which directions it mov
            coalesce(lat_mean_us, clat_mean_us) AS mean_us,
            -- normal text (2.17+) prints io= with 3 significant figures, and truncates it
            -- ('19.0GiB' for 20435 MiB): the issued I/O count x block size is exact
+           -- (multiplied in 128 bits: a product past BIGINT falls back to io_bytes)
            CASE WHEN format_variant = 'normal' AND total_ios > 0 AND block_size_bytes > 0
-                THEN total_ios * block_size_bytes ELSE io_bytes END AS bytes_moved,
+                THEN coalesce(TRY_CAST(CAST(total_ios AS HUGEINT) * block_size_bytes
+                                       AS BIGINT), io_bytes)
+                ELSE io_bytes END AS bytes_moved,
            coalesce(bool_or(direction = 'mixed') OVER entry, false) AS has_mixed,
            coalesce(bool_or(direction = 'read') OVER entry
                     AND bool_or(direction = 'write') OVER entry, false) AS read_and_write

@@ -18,8 +18,8 @@ points AS (
 )
 SELECT storage_system, direction, access, tool, block_size_bytes, jobs,
        bandwidth_bytes_per_s AS best_bandwidth_bytes_per_s,
-       bandwidth_bytes_per_s / max(bandwidth_bytes_per_s) OVER (
-           PARTITION BY storage_system, direction, access, tool, block_size_bytes)
+       bandwidth_bytes_per_s / nullif(max(bandwidth_bytes_per_s) OVER (
+           PARTITION BY storage_system, direction, access, tool, block_size_bytes), 0)
            AS share_of_curve_peak,
        transfer, iodepth, measurements, source_file, source_line
 FROM points

@@ -86,10 +86,15 @@ SELECT source_format, source_file, file_sha256, source_line, run_index,
             WHEN gpu_name IS NOT NULL THEN gpu_name_source END AS gpu_model_source,
        system, virtualization, framework_version,
        CASE WHEN status = 'ok' THEN images_per_sec_total END AS images_per_sec,
+       -- NULL, not inf or NaN, where a divisor is 0 (no GPUs, a first interval of 0 /s)
        CASE WHEN status = 'ok' THEN images_per_sec_total
-            / coalesce(gpus, TRY_CAST(pc ->> '$.gpus' AS BIGINT)) END AS images_per_sec_per_gpu,
+            / nullif(coalesce(gpus, TRY_CAST(pc ->> '$.gpus' AS BIGINT)), 0)
+       END AS images_per_sec_per_gpu,
        status, error_class, error_message,
        first_interval_images_per_sec, last_interval_images_per_sec,
-       round(100.0 * (last_interval_images_per_sec - first_interval_images_per_sec)
-             / first_interval_images_per_sec, 2) AS step_drift_pct
-FROM with_context
+       CASE WHEN isfinite(drift) THEN round(drift, 2) END AS step_drift_pct
+FROM (
+    SELECT *, 100.0 * (last_interval_images_per_sec - first_interval_images_per_sec)
+              / nullif(first_interval_images_per_sec, 0) AS drift
+    FROM with_context
+)

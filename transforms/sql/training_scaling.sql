@@ -9,18 +9,18 @@ points AS (
     FROM core.training_runs
     WHERE status = 'ok' AND mode = 'training' AND images_per_sec > 0 AND gpus > 0
     GROUP BY ALL
+    HAVING median(images_per_sec) > 0  -- a median of tiny rates can round to 0
 ),
 baselines AS (  -- the smallest GPU count of each group (fewest nodes if it was run twice)
     SELECT model, gpu_model, precision, batch_per_device, virtualization, system, synthetic,
-           arg_min(gpus, gpus * 1000000 + coalesce(nodes, 0)) AS baseline_gpus,
-           arg_min(images_per_sec, gpus * 1000000 + coalesce(nodes, 0))
-               AS baseline_images_per_sec
+           arg_min(gpus, [gpus, coalesce(nodes, 0)]) AS baseline_gpus,
+           arg_min(images_per_sec, [gpus, coalesce(nodes, 0)]) AS baseline_images_per_sec
     FROM points GROUP BY ALL
 )
 SELECT p.*, p.images_per_sec / p.gpus AS images_per_sec_per_gpu,
        b.baseline_gpus, b.baseline_images_per_sec,
-       p.images_per_sec / b.baseline_images_per_sec AS speedup,
-       p.images_per_sec / ((p.gpus / b.baseline_gpus) * b.baseline_images_per_sec)
+       p.images_per_sec / nullif(b.baseline_images_per_sec, 0) AS speedup,
+       p.images_per_sec / nullif((p.gpus / b.baseline_gpus) * b.baseline_images_per_sec, 0)
            AS scaling_efficiency
 FROM points p
 JOIN baselines b

@@ -33,8 +33,9 @@ SELECT d.model, d.dataset, d.gpu_model, d.precision, d.virtualization, d.gpus, d
        d.read_bytes_per_s_per_gpu, d.read_bytes_per_s,
        s.storage_system,
        s.best_bandwidth_bytes_per_s AS storage_read_bandwidth_bytes_per_s,
-       CAST(floor(s.best_bandwidth_bytes_per_s / d.read_bytes_per_s_per_gpu) AS BIGINT)
-           AS max_gpus_fed,
+       -- NULL when not computable: no per-GPU demand (0), or more GPUs than a BIGINT holds
+       TRY_CAST(floor(s.best_bandwidth_bytes_per_s / nullif(d.read_bytes_per_s_per_gpu, 0))
+                AS BIGINT) AS max_gpus_fed,
        s.tool AS storage_tool, s.source_file AS storage_source_file,
        d.source_files
 FROM demand d

@@ -7,11 +7,12 @@ WITH sides AS (
     WHERE status = 'ok' AND mode = 'training' AND images_per_sec > 0
       AND virtualization IN ('vm', 'bare-metal')
     GROUP BY ALL
+    HAVING median(images_per_sec) > 0  -- a median of tiny rates can round to 0
 )
 SELECT vm.model, vm.gpu_model, vm.precision, vm.batch_per_device, vm.synthetic, vm.gpus,
        vm.nodes, vm.images_per_sec AS vm_images_per_sec,
        bm.images_per_sec AS bare_metal_images_per_sec,
-       100.0 * (1 - vm.images_per_sec / bm.images_per_sec) AS overhead_pct,
+       100.0 * (1 - vm.images_per_sec / nullif(bm.images_per_sec, 0)) AS overhead_pct,
        vm.runs AS vm_runs, bm.runs AS bare_metal_runs,
        vm.systems AS vm_systems, bm.systems AS bare_metal_systems
 FROM sides vm
