@@ -12,9 +12,9 @@ import dagster as dg
 from assets.keys import table_key
 from assets.metadata import table_metadata
 from assets.resources import Warehouse
-from ingest.store import Store
 from schemas.ledger import INGESTED_FILES
 from schemas.spec import Table
+from store.store import Store
 from transforms.freshness import mark_fresh, mark_stale
 
 CHECK_FRESH = "fresh"

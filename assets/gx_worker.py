@@ -31,7 +31,7 @@ from typing import IO, Any
 import polars as pl
 
 from assets.gx_validation import Outcome, gx_context, validate
-from ingest.store import Store
+from store.store import Store
 
 REPLY_TIMEOUT_S = 600.0  # each suite takes a fraction of a second at 10,000 files
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dagster as dg
 
 from assets.markdown import markdown
-from ingest.store import Store
 from schemas.spec import Table
+from store.store import Store
 
 PREVIEW_ROWS = 5
 

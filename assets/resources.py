@@ -9,9 +9,9 @@ from pydantic import PrivateAttr
 
 from ingest import config
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Limits
-from ingest.lock import DEFAULT_WAIT_S
-from ingest.publish import Publication, staged
-from ingest.store import Store, connect
+from store.lock import DEFAULT_WAIT_S
+from store.publish import Publication, staged
+from store.store import Store, connect
 
 
 class Warehouse(dg.ConfigurableResource):

@@ -16,7 +16,6 @@ from assets.gx_worker import WORKER
 from assets.resources import Warehouse
 from assets.sizing import key
 from assets.sizing_suites import memory_suite, optimal_suite, plan_suite, rule_suite, summary_suite
-from ingest.store import Store
 from schemas.sizing import (
     CAPACITY_PLAN,
     CAPACITY_PLAN_SUMMARY,
@@ -25,6 +24,7 @@ from schemas.sizing import (
     INFERENCE_OPTIMAL_CONCURRENCY,
 )
 from schemas.spec import Table
+from store.store import Store
 
 CHECK_BUSINESS_RULES = "business_rules"
 

@@ -10,7 +10,6 @@ from typing import Any
 
 import polars as pl
 
-from ingest.store import Store
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.sizing import (
     CAPACITY_PLAN,
@@ -19,6 +18,7 @@ from schemas.sizing import (
     GPU_MEMORY_RULE,
     INFERENCE_OPTIMAL_CONCURRENCY,
 )
+from store.store import Store
 from transforms.sizing.optimal import SWEEP
 
 

@@ -9,13 +9,13 @@ from typing import Any
 
 import polars as pl
 
-from ingest.store import Store
 from schemas.storage import (
     CHECKPOINT_WRITE,
     STORAGE_CAPABILITY,
     STORAGE_SCALING,
     TRAINING_STORAGE_DEMAND,
 )
+from store.store import Store
 
 
 def capability_suite(store: Store, gx: Any) -> tuple[pl.DataFrame, list]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ingest import faults, path_conventions
+from ingest import path_conventions
 from ingest.discovery import FoundFile, discover
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine, validate_in_bulk
 from ingest.fingerprint import code_fingerprint
@@ -29,12 +29,13 @@ from ingest.run_context import (
     ContextError,
     ContextResolver,
 )
-from ingest.store import LedgerEntry, Store
 from parsers.base import SourceFile
 from parsers.registry import BY_FORMAT, data_tables
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import DERIVED_STATUS, INGESTED_FILES, INGESTION_RUNS, QUARANTINE
 from schemas.spec import Table
+from store import faults
+from store.store import LedgerEntry, Store
 
 RUN_CONTEXT_FORMAT = "run_context"
 PATH_CONVENTIONS_FORMAT = "path_conventions"

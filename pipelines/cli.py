@@ -16,20 +16,19 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 import polars as pl
 
 from ingest import config
 from ingest.examine import examine
-from ingest.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
-from ingest.publish import pending_path, writer_elsewhere
 from ingest.run_context import ContextError, resolver_for
-from ingest.store import Store, connect
 from parsers.base import SourceFile
 from pipelines import cli_analyst
 from reports.paths import report_path
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.sizing import CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, PERCENTILES
+from store.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
+from store.publish import pending_path, writer_elsewhere
+from store.store import Store, StoreError, connect
 from transforms.freshness import stale
 from transforms.sizing.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
 from transforms.sizing.planner import Demand, Scenario
@@ -134,7 +133,7 @@ def _where_recorded(warehouse: Path, run_id: str) -> tuple[Path | None, str | No
         try:
             found = con.execute(f"SELECT count(*) FROM {INGESTION_RUNS.qualified} "
                                 "WHERE run_id = ?", [run_id]).fetchone()
-        except duckdb.Error:
+        except StoreError:
             found = None
         finally:
             con.close()

@@ -10,13 +10,11 @@ import os
 import sys
 from pathlib import Path
 
-import duckdb
-
 from ingest import config
-from ingest.store import Store
 from reports import paths
 from reports.checks import CheckOutcome
 from reports.query import FORMATS, QueryError, connect_read_only
+from store.store import StoreError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,12 +51,12 @@ def _report(args: argparse.Namespace) -> int:
     out = (args.out or paths.report_path(warehouse)).resolve()
     checks = _latest_checks()
     try:
-        con = connect_read_only(warehouse)
+        store = connect_read_only(warehouse)
         try:
-            written = write_report(Store(con), out, checks, source=str(warehouse))
+            written = write_report(store, out, checks, source=str(warehouse))
         finally:
-            con.close()
-    except (QueryError, duckdb.Error) as exc:
+            store.con.close()
+    except (QueryError, StoreError) as exc:
         print(f"sizing report: {exc}", file=sys.stderr)
         return 2
     print(f"{sum(written.plots.values())} plots, {written.points} data points"
@@ -100,12 +98,12 @@ def _export(args: argparse.Namespace) -> int:
     warehouse = config.warehouse_path(args.warehouse)
     out = (args.out or paths.export_dir(warehouse)).resolve()
     try:
-        con = connect_read_only(warehouse)
+        store = connect_read_only(warehouse)
         try:
-            written = export(Store(con), out)
+            written = export(store, out)
         finally:
-            con.close()
-    except (QueryError, duckdb.Error, OSError) as exc:
+            store.con.close()
+    except (QueryError, StoreError, OSError) as exc:
         print(f"sizing export: {exc}", file=sys.stderr)
         return 2
     for table in written:

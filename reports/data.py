@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from ingest.store import Store
 from schemas.spec import quote_ident
+from store.store import Store
 
 
 def columns(store: Store, schema: str, name: str) -> list[str]:

@@ -24,8 +24,8 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from ingest.store import Store
 from schemas.spec import quote_ident
+from store.store import Store
 
 SCHEMAS = ("core", "sizing")
 PARTITION_COLUMNS = ("storage_system", "gpu_model")

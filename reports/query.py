@@ -12,8 +12,9 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-import duckdb
 import polars as pl
+
+from store.store import Store, StoreError, connect_sandboxed, read_only
 
 FORMATS = ("table", "csv", "json", "markdown")
 TABLE_ROWS = 1000  # rows the table format prints; the others print every row
@@ -23,28 +24,23 @@ class QueryError(Exception):
     pass
 
 
-def connect_read_only(path: Path) -> duckdb.DuckDBPyConnection:
+def connect_read_only(path: Path) -> Store:
+    """The warehouse for a user's SQL (sandboxed: see store.connect_sandboxed)."""
     if not path.is_file():
         raise QueryError(f"no warehouse at {path}: run `sizing ingest` (or `make run`) first")
-    return duckdb.connect(str(path), read_only=True,
-                          config={"enable_external_access": False, "lock_configuration": True})
+    return Store(connect_sandboxed(path))
 
 
 def run(path: Path, sql: str) -> pl.DataFrame | None:
     """The result of `sql` (the last statement's when there are several); None when the
     statement returns nothing."""
-    con = connect_read_only(path)
+    if not path.is_file():
+        raise QueryError(f"no warehouse at {path}: run `sizing ingest` (or `make run`) first")
     try:
-        relation = con.sql(sql)
-        if relation is None:
-            return None
-        result = pl.from_arrow(relation.to_arrow_table())
-    except duckdb.Error as exc:
+        with read_only(path, sandboxed=True) as store:
+            return store.statement(sql)
+    except StoreError as exc:
         raise QueryError(str(exc)) from None
-    finally:
-        con.close()
-    assert isinstance(result, pl.DataFrame)
-    return result
 
 
 def render(frame: pl.DataFrame, fmt: str) -> str:

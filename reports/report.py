@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ingest.store import Store
 from reports.checks import CheckOutcome
 from reports.html import Section, page
 from reports.sections.capacity import capacity
@@ -22,6 +21,7 @@ from reports.sections.memory import memory
 from reports.sections.quality import quality
 from reports.sections.storage import checkpoints, storage
 from reports.sections.training import training
+from store.store import Store
 
 TITLE = "Sizing report"
 _PLOT = re.compile(r'<svg class="plot" data-plot="([^"]+)" data-points="(\d+)"')

@@ -11,10 +11,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from ingest.store import Store, connect
 from pipelines.cli import main
 from reports import docs
 from reports.export import MANIFEST, read_table
+from store.store import Store, connect
 from tests.conftest import PROJECT
 from tests.test_report import built  # noqa: F401  (the session fixture: the job, once)
 

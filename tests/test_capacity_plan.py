@@ -18,10 +18,10 @@ from assets.resources import Warehouse
 from assets.sizing_checks import run_suite
 from assets.sizing_suites import optimal_suite
 from ingest.engine import ingest
-from ingest.store import Store, connect
 from parsers.base import FormatError
 from parsers.sizing_yaml import CapacityScenarios, SloPolicies
 from pipelines.cli import main
+from store.store import Store, connect
 from tests.conftest import text_file
 from transforms.inference import build_inference_measurements
 from transforms.sizing.tables import build_memory, build_optimal, build_plans

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ingest.store import connect
 from pipelines.cli import main
 from samples import generate
+from store.store import connect
 from tests.conftest import CORPUS
 
 PA_CSV = ("perf_analyzer/triton-inference-server__perf_analyzer/docs-measurements_metrics/"

@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from ingest.engine import ingest
-from ingest.store import Store, connect
+from store.store import Store, connect
 from tests.conftest import CORPUS
 from transforms.inference import build_inference_measurements
 

@@ -14,13 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ingest.store import Store, connect
 from ingest.validate import schema_of, screen, validate
 from reports import docs
 from schemas.domains import NAMES, NUMERIC, UNITS, Domain, domain_of, number
 from schemas.spec import Column, Table
 from schemas.storage import STORAGE_MEASUREMENTS
 from schemas.training import TRAINING_RUNS
+from store.store import Store, connect
 from transforms.inference import build_inference_measurements
 from transforms.sizing.planner import first_fit_decreasing_groups
 from transforms.sizing.tables import build_memory, build_optimal, build_plans

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ingest.engine import ingest, mark_derived_complete
-from ingest.store import Store, connect
 from samples import generate
+from store.store import Store, connect
 from transforms.inference import build_inference_measurements
 
 MA_INFERENCE = "inference/h100-bm-01/model_analyzer/results/metrics-model-inference.csv"

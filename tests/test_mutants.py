@@ -27,10 +27,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from ingest.store import connect
 from pipelines.cli import main
 from samples import generate
 from schemas.spec import quote_ident
+from store.store import connect
 from tests import mutants as m
 
 SEEDS = m.seeds()

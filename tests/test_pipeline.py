@@ -8,10 +8,10 @@ import dagster as dg
 import pytest
 
 from assets.resources import Warehouse
-from ingest.store import connect
 from pipelines.automation import daily_ingest_schedule, raw_files_sensor
 from pipelines.definitions import defs
 from samples import generate
+from store.store import connect
 from tests.conftest import CORPUS
 
 RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context",

@@ -14,9 +14,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from ingest.faults import FAULT_ENV, POINTS
 from parsers.registry import data_tables
 from samples import generate
+from store.faults import FAULT_ENV, POINTS
 from tests.conftest import PROJECT
 
 DATA_TABLES = ("raw.model_analyzer_inference", "raw.model_analyzer_gpu", "raw.perf_analyzer",
@@ -121,7 +121,7 @@ def test_a_second_ingestion_waits_then_says_who_holds_the_warehouse(raw, tmp_pat
         [sys.executable, "-c", textwrap.dedent(f"""
             import sys, time
             from pathlib import Path
-            from ingest.lock import writer_lock
+            from store.lock import writer_lock
             with writer_lock(Path({str(warehouse)!r})):
                 print("held", flush=True)
                 sys.stdin.readline()

@@ -11,7 +11,6 @@ import polars as pl
 import pytest
 
 from assets.reports import REPORT_KEY
-from ingest.store import Store, connect
 from pipelines.cli import main
 from pipelines.definitions import defs
 from reports.html import esc
@@ -25,6 +24,7 @@ from schemas.storage import (
     STORAGE_SCALING,
     TRAINING_STORAGE_DEMAND,
 )
+from store.store import Store, connect
 
 XSS_MODEL = "<script>alert(1)</script>"
 XSS_SYSTEM = "<img src=x onerror=alert(2)>"

@@ -21,10 +21,10 @@ from assets.storage_checks import (
 )
 from assets.storage_suites import capability_suite, checkpoint_suite, demand_suite, scaling_suite
 from ingest.engine import ingest
-from ingest.store import Store, connect
 from parsers import registry
 from parsers.reference_storage import CheckpointBytesCsv, DatasetsCsv
 from samples.storage import KIB, MIB, fio_direction, fio_job, fio_json, gdsio_log
+from store.store import Store, connect
 from tests.conftest import CORPUS, PROJECT, text_file
 from transforms.storage import (
     build_checkpoint_write,

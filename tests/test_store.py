@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ingest.store import Store, connect
 from schemas.spec import Table, integer, text
+from store.store import Store, connect
 
 V1 = Table("raw", "things", "Things seen.", (
     text("name", "What the thing is called."),

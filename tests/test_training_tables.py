@@ -10,9 +10,9 @@ import pytest
 from assets.resources import Warehouse
 from assets.training import no_thermal_drift, scaling_efficiency_plausible
 from ingest.engine import ingest
-from ingest.store import Store, connect
 from samples import training
 from samples.generate import write
+from store.store import Store, connect
 from tests.conftest import CORPUS, PROJECT
 from transforms.training import build_training_runs, build_training_sizing
 

@@ -15,10 +15,10 @@ from ingest import engine, reading
 from ingest.discovery import discover, printable
 from ingest.engine import ingest
 from ingest.reading import Unreadable, read_file
-from ingest.store import Store, connect
 from pipelines.cli import main
 from pipelines.definitions import defs
 from samples import generate
+from store.store import Store, connect
 
 PA = "inference/h100-bm-01/perf_analyzer/bert_large_onnx-results.csv"
 TRAINING_LOG = "training/h100-vm-02/resnet50-bs256-1gpu.log"

@@ -7,11 +7,11 @@ from importlib import resources
 
 import polars as pl
 
-from ingest.store import Store
 from ingest.validate import validate
 from parsers.base import RowProblem
 from schemas.ledger import INGESTION_RUNS, QUARANTINE
 from schemas.spec import Table
+from store.store import Store
 
 
 def sql(name: str) -> str:

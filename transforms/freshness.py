@@ -7,8 +7,8 @@ import datetime as dt
 
 import polars as pl
 
-from ingest.store import Store
 from schemas.ledger import DERIVED_STATUS
+from store.store import Store
 
 FRESH, STALE = "fresh", "stale"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ingest.store import Store
 from schemas.core import INFERENCE_MEASUREMENTS
+from store.store import Store
 from transforms.derived import rebuild
 
 

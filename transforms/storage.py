@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ingest.store import Store
 from schemas.context import REFERENCE_MODELS
 from schemas.spec import Table
 from schemas.storage import (
@@ -14,6 +13,7 @@ from schemas.storage import (
     STORAGE_SCALING,
     TRAINING_STORAGE_DEMAND,
 )
+from store.store import Store
 from transforms.derived import rebuild, sql
 from transforms.sizing.tables import replace
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ingest.store import Store
 from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
+from store.store import Store
 from transforms.derived import rebuild
 
 

@@ -6,10 +6,10 @@ import json
 
 import polars as pl
 
-from ingest.store import Store
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, esc, kpis, paragraph, table
 from reports.svg import Bar, BarChart, bar_chart
+from store.store import Store
 
 SUMMARY = ("scenario", "gpu_model", "gpus_per_server", "gpu_memory_capacity_gb", "demands",
            "demands_planned", "instances", "gpu_memory_gb", "gpus_by_memory",

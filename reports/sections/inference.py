@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from ingest.store import Store
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, figure, grid, paragraph, table
 from reports.svg import Highlight, LineChart, Point, Rule, Series, compact, line_chart
+from store.store import Store
 
 SWEEP = ("model", "config_variant", "batch_size", "gpu_model", "system")
 PAIR = ["model", "gpu_model"]

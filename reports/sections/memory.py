@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ingest.store import Store
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, paragraph, table
 from reports.svg import LineChart, Point, Series, compact, line_chart
+from store.store import Store
 
 PER_MODEL = ("model", "gpu_model", "gpu_memory_gb", "concurrency", "config_variant",
              "parameters_billions", "parameters_source", "precision", "bytes_per_parameter",

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from ingest.store import Store
 from reports.checks import CheckOutcome
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, esc, kpis, number, paragraph, table
+from store.store import Store
 
 STATUSES = ("loaded", "unchanged", "rejected", "ignored", "missing")
 RUN = ("run_id", "started_at", "finished_at", "raw_root", "files_seen", "files_loaded",

@@ -3,7 +3,6 @@ scaling curves; and how long a checkpoint takes to write."""
 
 from __future__ import annotations
 
-from ingest.store import Store
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, figure, grid, paragraph, table
 from reports.svg import (
@@ -18,6 +17,7 @@ from reports.svg import (
     compact,
     line_chart,
 )
+from store.store import Store
 
 GB = 1e9
 CAPABILITY = ("storage_system", "direction", "access", "best_bandwidth_bytes_per_s", "tool",

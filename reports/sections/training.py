@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ingest.store import Store
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, figure, grid, paragraph, table
 from reports.svg import (
@@ -16,6 +15,7 @@ from reports.svg import (
     compact,
     line_chart,
 )
+from store.store import Store
 
 GROUP = ("model", "gpu_model", "precision", "batch_per_device", "virtualization", "system",
          "synthetic")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from ingest.store import Store
 from schemas.context import REFERENCE_GPUS, REFERENCE_MODELS
 from schemas.scenarios import CAPACITY_SCENARIOS, SLO_POLICIES
 from schemas.sizing import (
@@ -16,6 +15,7 @@ from schemas.sizing import (
     INFERENCE_OPTIMAL_CONCURRENCY,
 )
 from schemas.spec import Table
+from store.store import Store
 from transforms.derived import replace_validated, sql
 from transforms.sizing.memory import memory_per_model, memory_rule
 from transforms.sizing.optimal import NO_LIMIT, Slo, optimal_table

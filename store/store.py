@@ -1,4 +1,5 @@
-"""The DuckDB warehouse file: table creation, per-file replacement, bookkeeping.
+"""The DuckDB warehouse file: connections, table creation, per-file replacement,
+bookkeeping, queries.
 
 Every write goes through bound parameters or registered Arrow tables; no value from an
 input file is ever pasted into SQL text.
@@ -31,10 +32,29 @@ class LedgerEntry:
     parser_version: int | None
 
 
+StoreError = duckdb.Error  # what any warehouse operation raises, for callers to catch
+
+
 def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     return duckdb.connect(str(path), read_only=read_only)
+
+
+def connect_sandboxed(path: Path) -> duckdb.DuckDBPyConnection:
+    """Read-only, with external access off and the setting locked: a user's query can
+    neither change the warehouse nor read or write any other file."""
+    return duckdb.connect(str(path), read_only=True,
+                          config={"enable_external_access": False, "lock_configuration": True})
+
+
+@contextmanager
+def read_only(path: Path, sandboxed: bool = False) -> Iterator[Store]:
+    con = connect_sandboxed(path) if sandboxed else connect(path, read_only=True)
+    try:
+        yield Store(con)
+    finally:
+        con.close()
 
 
 class Store:
@@ -132,6 +152,16 @@ class Store:
     def replace_all(self, table: Table, rows: pl.DataFrame) -> None:
         self.con.execute(f"DELETE FROM {table.qualified}")
         self.insert(table, rows)
+
+    def statement(self, sql: str) -> pl.DataFrame | None:
+        """The result of user SQL (the last statement's when there are several), None when
+        it returns nothing."""
+        relation = self.con.sql(sql)
+        if relation is None:
+            return None
+        result = pl.from_arrow(relation.to_arrow_table())
+        assert isinstance(result, pl.DataFrame)
+        return result
 
     def query(self, sql: str, params: list | None = None) -> pl.DataFrame:
         result = pl.from_arrow(self.con.sql(sql, params=params or None).to_arrow_table())

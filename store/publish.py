@@ -26,9 +26,9 @@ from pathlib import Path
 
 import duckdb
 
-from ingest import faults
-from ingest.lock import writer_lock
-from ingest.store import Store, connect
+from store import faults
+from store.lock import writer_lock
+from store.store import Store, connect
 
 
 def staging_path(published: Path) -> Path:
