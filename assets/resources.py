@@ -12,6 +12,7 @@ from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Lim
 from store.lock import DEFAULT_WAIT_S
 from store.publish import Publication, staged
 from store.store import Store, connect
+from transforms.inference.optimal import DEFAULT_KNEE_FRACTION
 
 
 class Warehouse(dg.ConfigurableResource):
@@ -92,5 +93,6 @@ class Warehouse(dg.ConfigurableResource):
 class SizingRules(dg.ConfigurableResource):
     """Tunables of the sizing rules."""
 
-    knee_fraction: float = 0.95  # share of the peak throughput the optimal level must reach
+    # share of the peak throughput the optimal level must reach (`sizing plan --knee` too)
+    knee_fraction: float = DEFAULT_KNEE_FRACTION
     littles_law_tolerance: float = 1.5  # flag latency off Little's law by more than this factor

@@ -2,8 +2,8 @@
 
 import dagster as dg
 
-from assets.markdown import markdown
 from assets.resources import Warehouse
+from reports.markdown import markdown
 
 FAILING_ROWS_SHOWN = 20
 

@@ -55,16 +55,16 @@ def median_run(runs: list[dict]) -> dict:
 def gx_worker(warehouse: Path) -> dict:
     """The GX worker apart (the asset checks' process; not a child `ingest` waits for):
     its start-up to a first validated suite, and its peak RSS."""
-    from assets.gx_worker import RECORDER
-    from assets.sizing_suites import optimal_suite
     from store.store import read_only
+    from transforms.inference.suites import optimal_suite
+    from transforms.quality.gx_worker import RECORDER
 
     with read_only(warehouse) as store:  # the suite is read as a run reads it
         frame, expectations = optimal_suite(store, RECORDER)
     frame_path = warehouse.with_name("gx-frame.arrow")
     frame.write_ipc(frame_path)
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "assets.gx_worker"], cwd=PROJECT,
+    proc = subprocess.Popen([sys.executable, "-m", "transforms.quality.gx_worker"], cwd=PROJECT,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     assert proc.stdin is not None and proc.stdout is not None

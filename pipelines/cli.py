@@ -30,9 +30,9 @@ from store.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
 from store.publish import pending_path, writer_elsewhere
 from store.store import Store, StoreError, connect
 from transforms.freshness import stale
-from transforms.sizing.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
-from transforms.sizing.planner import Demand, Scenario
-from transforms.sizing.tables import plan_scenario, to_frame
+from transforms.inference.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
+from transforms.inference.planner import Demand, Scenario
+from transforms.inference.tables import plan_scenario, to_frame
 
 PREVIEW_ROWS = 5
 

@@ -72,7 +72,7 @@ def _latest_checks() -> list[CheckOutcome] | None:
         return None
     import dagster as dg
 
-    from assets.reports import check_descriptions, check_outcomes
+    from assets.report.sizing_report import check_descriptions, check_outcomes
     from pipelines.definitions import defs
 
     with dg.DagsterInstance.get() as instance:

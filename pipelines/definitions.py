@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import (
-    core,
-    raw,
-    reports,
-    sizing,
-    sizing_checks,
-    storage,
-    storage_checks,
-    training,
-)
+from assets.inference import checks as inference_checks
+from assets.inference import measurements, sizing
+from assets.ingestion import raw_files
+from assets.report import sizing_report
 from assets.resources import SizingRules, Warehouse
+from assets.storage import checks as storage_checks
+from assets.storage import tables as storage_tables
+from assets.training import tables as training_tables
 from pipelines.automation import INGEST_JOB, daily_ingest_schedule, raw_files_sensor
 
 # DuckDB takes one writer: every step runs in the launching process, one after another.
@@ -26,9 +23,10 @@ ingest_job = dg.define_asset_job(
 )
 
 defs = dg.Definitions(
-    assets=dg.load_assets_from_modules([raw, core, training, storage, sizing, reports]),
+    assets=dg.load_assets_from_modules([raw_files, measurements, training_tables,
+                                        storage_tables, sizing, sizing_report]),
     asset_checks=dg.load_asset_checks_from_modules(
-        [raw, core, training, storage_checks, sizing_checks]),
+        [raw_files, measurements, training_tables, storage_checks, inference_checks]),
     jobs=[ingest_job],
     sensors=[raw_files_sensor],
     schedules=[daily_ingest_schedule],

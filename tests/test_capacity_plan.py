@@ -11,20 +11,21 @@ import great_expectations as gx
 import polars as pl
 import pytest
 
-from assets import gx_worker, sizing_checks
-from assets.gx_validation import validate
-from assets.gx_worker import WORKER
+from assets.business_rules import run_suite
+from assets.inference import checks as inference_checks
 from assets.resources import Warehouse
-from assets.sizing_checks import run_suite
-from assets.sizing_suites import optimal_suite
 from ingest.engine import ingest
 from parsers.base import FormatError
 from parsers.sizing_yaml import CapacityScenarios, SloPolicies
 from pipelines.cli import main
 from store.store import Store, connect
 from tests.conftest import text_file
-from transforms.inference import build_inference_measurements
-from transforms.sizing.tables import build_memory, build_optimal, build_plans
+from transforms.inference.measurements import build_inference_measurements
+from transforms.inference.suites import optimal_suite
+from transforms.inference.tables import build_memory, build_optimal, build_plans
+from transforms.quality import gx_worker
+from transforms.quality.gx_validation import validate
+from transforms.quality.gx_worker import WORKER
 
 HEADER = ("Model,Batch,Concurrency,Model Config Path,Instance Group,Max Batch Size,"
           "Satisfies Constraints,Throughput (infer/sec),p95 Latency (ms),p99 Latency (ms)\n")
@@ -244,7 +245,7 @@ def test_a_broken_worker_fails_the_check_not_the_run(warehouse, monkeypatch):
         raise RuntimeError("the GX worker exited: Killed")
 
     monkeypatch.setattr(WORKER, "validate", broken)
-    result = sizing_checks.optimal_rules(warehouse=Warehouse(path=str(warehouse)))
+    result = inference_checks.optimal_rules(warehouse=Warehouse(path=str(warehouse)))
     assert result.passed is False
     assert result.metadata["error"].value == "the GX worker exited: Killed"
 

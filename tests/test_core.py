@@ -9,7 +9,7 @@ import pytest
 from ingest.engine import ingest
 from store.store import Store, connect
 from tests.conftest import CORPUS
-from transforms.inference import build_inference_measurements
+from transforms.inference.measurements import build_inference_measurements
 
 MA = "model_analyzer/triton-inference-server__model_analyzer"
 

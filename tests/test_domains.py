@@ -21,11 +21,11 @@ from schemas.spec import Column, Table
 from schemas.storage import STORAGE_MEASUREMENTS
 from schemas.training import TRAINING_RUNS
 from store.store import Store, connect
-from transforms.inference import build_inference_measurements
-from transforms.sizing.planner import first_fit_decreasing_groups
-from transforms.sizing.tables import build_memory, build_optimal, build_plans
-from transforms.storage import build_storage_measurements, build_storage_sizing
-from transforms.training import build_training_runs, build_training_sizing
+from transforms.inference.measurements import build_inference_measurements
+from transforms.inference.planner import first_fit_decreasing_groups
+from transforms.inference.tables import build_memory, build_optimal, build_plans
+from transforms.storage.tables import build_storage_measurements, build_storage_sizing
+from transforms.training.tables import build_training_runs, build_training_sizing
 
 TABLES = docs.all_tables()  # every table declared in schemas/, each once
 

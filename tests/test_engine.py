@@ -10,7 +10,7 @@ import pytest
 from ingest.engine import ingest, mark_derived_complete
 from samples import generate
 from store.store import Store, connect
-from transforms.inference import build_inference_measurements
+from transforms.inference.measurements import build_inference_measurements
 
 MA_INFERENCE = "inference/h100-bm-01/model_analyzer/results/metrics-model-inference.csv"
 DATA_TABLES = ("raw.model_analyzer_inference", "raw.model_analyzer_gpu", "raw.perf_analyzer",

@@ -10,7 +10,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from assets.reports import REPORT_KEY
+from assets.report.sizing_report import REPORT_KEY
 from pipelines.cli import main
 from pipelines.definitions import defs
 from reports.html import esc

@@ -5,9 +5,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from transforms.sizing.memory import memory_per_model, memory_rule, parameters_from_name
-from transforms.sizing.optimal import NO_LIMIT, Slo, optimal_table
-from transforms.sizing.planner import Demand, Scenario, first_fit_decreasing, plan
+from transforms.inference.memory import memory_per_model, memory_rule, parameters_from_name
+from transforms.inference.optimal import NO_LIMIT, Slo, optimal_table
+from transforms.inference.planner import Demand, Scenario, first_fit_decreasing, plan
 
 # concurrency -> (throughput/s, p95 ms, GPU MB, util %): saturates at 4, queues after
 SWEEP = {1: (100.0, 10.0, 1000.0, 30.0), 2: (180.0, 11.0, 1100.0, 55.0),

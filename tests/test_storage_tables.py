@@ -11,22 +11,27 @@ from pathlib import Path
 import great_expectations as gx
 import pytest
 
+from assets.business_rules import run_suite
 from assets.resources import Warehouse
-from assets.sizing_checks import run_suite
-from assets.storage_checks import (
+from assets.storage.checks import (
     TOLERANCES,
     bandwidth_mismatch_sql,
     gdsio_throughput_matches_bytes_over_time,
     storage_system_known,
 )
-from assets.storage_suites import capability_suite, checkpoint_suite, demand_suite, scaling_suite
 from ingest.engine import ingest
 from parsers import registry
 from parsers.reference_storage import CheckpointBytesCsv, DatasetsCsv
 from samples.storage import KIB, MIB, fio_direction, fio_job, fio_json, gdsio_log
 from store.store import Store, connect
 from tests.conftest import CORPUS, PROJECT, text_file
-from transforms.storage import (
+from transforms.storage.suites import (
+    capability_suite,
+    checkpoint_suite,
+    demand_suite,
+    scaling_suite,
+)
+from transforms.storage.tables import (
     build_checkpoint_write,
     build_storage_capability,
     build_storage_measurements,

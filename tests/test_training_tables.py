@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from assets.resources import Warehouse
-from assets.training import no_thermal_drift, scaling_efficiency_plausible
+from assets.training.tables import no_thermal_drift, scaling_efficiency_plausible
 from ingest.engine import ingest
 from samples import training
 from samples.generate import write
 from store.store import Store, connect
 from tests.conftest import CORPUS, PROJECT
-from transforms.training import build_training_runs, build_training_sizing
+from transforms.training.tables import build_training_runs, build_training_sizing
 
 LAMBDA = "tf_cnn_benchmarks/lambdal__lambda-tensorflow-benchmark/logs/"
 

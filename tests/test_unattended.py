@@ -208,7 +208,7 @@ def test_a_failing_rebuild_keeps_the_last_good_table_and_says_it_is_stale(raw, t
         store.con.execute("DELETE FROM sizing.storage_capability")  # half-done work...
         raise ValueError("Type DOUBLE with value nan can't be cast")  # ...then a crash
 
-    monkeypatch.setattr("assets.storage.build_storage_sizing", broken)
+    monkeypatch.setattr("assets.storage.tables.build_storage_sizing", broken)
     (raw / "inference/h100-bm-01/new.csv").write_bytes((raw / PA).read_bytes())
     result = _run(raw, warehouse)
     assert result.success  # contained: the run goes on
@@ -235,7 +235,7 @@ def test_the_summary_names_stale_tables_and_the_report_runs_after_a_no_op(raw, t
                                                                           monkeypatch, capsys):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
     warehouse = tmp_path / "w.duckdb"
-    monkeypatch.setattr("assets.training.build_training_sizing",
+    monkeypatch.setattr("assets.training.tables.build_training_sizing",
                         lambda store, run_id: 1 / 0)
     assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
     out = capsys.readouterr().out

@@ -17,9 +17,9 @@ from schemas.sizing import (
 from schemas.spec import Table
 from store.store import Store
 from transforms.derived import replace_validated, sql
-from transforms.sizing.memory import memory_per_model, memory_rule
-from transforms.sizing.optimal import NO_LIMIT, Slo, optimal_table
-from transforms.sizing.planner import Demand, Plan, Scenario, plan
+from transforms.inference.memory import memory_per_model, memory_rule
+from transforms.inference.optimal import NO_LIMIT, Slo, optimal_table
+from transforms.inference.planner import Demand, Plan, Scenario, plan
 
 
 def measurements(store: Store) -> pl.DataFrame:

@@ -30,8 +30,8 @@ from typing import IO, Any
 
 import polars as pl
 
-from assets.gx_validation import Outcome, gx_context, validate
 from store.store import Store
+from transforms.quality.gx_validation import Outcome, gx_context, validate
 
 REPLY_TIMEOUT_S = 600.0  # each suite takes a fraction of a second at 10,000 files
 
@@ -94,7 +94,7 @@ class GxWorker:
             return self._proc
         self._errors = tempfile.TemporaryFile()  # a pipe left unread could fill and block
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "assets.gx_worker"], stdin=subprocess.PIPE,
+            [sys.executable, "-m", "transforms.quality.gx_worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._errors, text=True)
         return self._proc
 

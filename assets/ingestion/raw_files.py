@@ -6,16 +6,17 @@ import time
 
 import dagster as dg
 
-from assets.gx_worker import WORKER as GX_WORKER
+from assets.keys import table_key
 from assets.metadata import table_metadata
 from assets.resources import Warehouse
+from assets.row_checks import rows_check
 from ingest.engine import ingest
 from parsers.registry import data_tables
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
+from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 RAW_TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT, *data_tables())
-RAW_KEYS = {t.key: dg.AssetKey([t.schema, t.name]) for t in RAW_TABLES}
 # Always materialized; the others only when some file's rows changed. Dagster skips every
 # derived asset downstream of a table that was not materialized, so a run that finds
 # nothing new costs the scan and the bookkeeping, not a rebuild of the warehouse.
@@ -38,7 +39,7 @@ class Progress:
 
 @dg.multi_asset(
     name="ingest_raw_files",
-    specs=[dg.AssetSpec(RAW_KEYS[t.key], group_name="raw", description=t.description,
+    specs=[dg.AssetSpec(table_key(t), group_name="raw", description=t.description,
                         kinds={"duckdb"}, skippable=t not in BOOKKEEPING) for t in RAW_TABLES],
     description="Discover every file under the raw root, detect its format from content, "
                 "parse, validate and load it; unchanged files are skipped.",
@@ -62,4 +63,20 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
             if table is INGESTED_FILES:
                 metadata.update({f"files_{s}": dg.MetadataValue.int(n)
                                  for s, n in counts.items()})
-            yield dg.MaterializeResult(asset_key=RAW_KEYS[table.key], metadata=metadata)
+            yield dg.MaterializeResult(asset_key=table_key(table), metadata=metadata)
+
+
+CHECK_NO_REJECTED_FILES = "no_rejected_files"
+
+
+@dg.asset_check(asset=table_key(INGESTED_FILES), name=CHECK_NO_REJECTED_FILES,
+                description="Every file under the raw root loaded or was recognised as not a "
+                            "result; rejected files and held-back rows are listed with reasons.")
+def no_rejected_files(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return rows_check(
+        warehouse,
+        f"SELECT q.source_file, q.location, q.reason FROM {QUARANTINE.qualified} q "
+        "ORDER BY q.source_file, q.location",
+        "quarantine records (whole files and single rows)",
+        dg.AssetCheckSeverity.WARN,
+    )

@@ -9,17 +9,22 @@ those of assets/sizing_checks.py.
 
 import dagster as dg
 
+from assets.business_rules import business_check
+from assets.keys import table_key as key
 from assets.resources import Warehouse
 from assets.row_checks import rows_check
-from assets.sizing import key
-from assets.sizing_checks import business_check
-from assets.storage_suites import capability_suite, checkpoint_suite, demand_suite, scaling_suite
 from schemas.storage import (
     CHECKPOINT_WRITE,
     STORAGE_CAPABILITY,
     STORAGE_MEASUREMENTS,
     STORAGE_SCALING,
     TRAINING_STORAGE_DEMAND,
+)
+from transforms.storage.suites import (
+    capability_suite,
+    checkpoint_suite,
+    demand_suite,
+    scaling_suite,
 )
 
 STORAGE_KEY = key(STORAGE_MEASUREMENTS)

@@ -3,8 +3,8 @@
 import dagster as dg
 
 from assets.derived import fresh_checks, rebuild
+from assets.keys import table_key
 from assets.keys import table_key as key
-from assets.raw import RAW_KEYS
 from assets.resources import Warehouse
 from assets.row_checks import rows_check
 from schemas.context import FILE_CONTEXT
@@ -15,7 +15,7 @@ from schemas.tf_cnn import (
     TF_CNN_STEPS,
 )
 from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
-from transforms.training import build_training_runs, build_training_sizing
+from transforms.training.tables import build_training_runs, build_training_sizing
 
 CHECK_FAILURES_EXPLAINED = "failed_runs_explained"
 CHECK_THERMAL_DRIFT = "no_thermal_drift"
@@ -28,7 +28,7 @@ _INPUTS = (TF_CNN_RUNS, TF_CNN_STEPS, TF_CNN_BENCHMARK_RUNS, TF_CNN_BENCHMARK_ME
 
 
 @dg.asset(key=key(TRAINING_RUNS), group_name="core", kinds={"duckdb"},
-          deps=[RAW_KEYS[t.key] for t in _INPUTS], description=TRAINING_RUNS.description,
+          deps=[table_key(t) for t in _INPUTS], description=TRAINING_RUNS.description,
           check_specs=fresh_checks([TRAINING_RUNS]))
 def training_runs(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [TRAINING_RUNS],

@@ -4,8 +4,8 @@
 import dagster as dg
 
 from assets.derived import fresh_checks, rebuild
+from assets.keys import table_key
 from assets.keys import table_key as key
-from assets.raw import RAW_KEYS
 from assets.resources import Warehouse
 from schemas.context import FILE_CONTEXT, REFERENCE_MODELS
 from schemas.elbencho import ELBENCHO_RESULTS
@@ -13,7 +13,6 @@ from schemas.fio import FIO_JOBS
 from schemas.gdsio import GDSIO_RESULTS
 from schemas.ledger import INGESTED_FILES
 from schemas.mlperf_storage import MLPERF_STORAGE_REPORT_RUNS, MLPERF_STORAGE_RESULTS
-from schemas.spec import Table
 from schemas.storage import (
     CHECKPOINT_WRITE,
     REFERENCE_CHECKPOINT_BYTES,
@@ -24,22 +23,18 @@ from schemas.storage import (
     STORAGE_SCALING,
     TRAINING_STORAGE_DEMAND,
 )
-from transforms.storage import build_storage_measurements, build_storage_sizing
+from schemas.training import TRAINING_RUNS
+from transforms.storage.tables import build_storage_measurements, build_storage_sizing
 
 STORAGE_KEY = key(STORAGE_MEASUREMENTS)
-TRAINING_RUNS_KEY = dg.AssetKey(["core", "training_runs"])
+TRAINING_RUNS_KEY = table_key(TRAINING_RUNS)
 
 _INPUTS = (FIO_JOBS, GDSIO_RESULTS, ELBENCHO_RESULTS, MLPERF_STORAGE_RESULTS,
            MLPERF_STORAGE_REPORT_RUNS, FILE_CONTEXT, INGESTED_FILES)
 
 
-def raw_key(table: Table) -> dg.AssetKey:
-    """The raw asset of a table (the same key whether or not its parser is registered)."""
-    return RAW_KEYS.get(table.key, key(table))
-
-
 @dg.asset(key=STORAGE_KEY, group_name="core", kinds={"duckdb"},
-          deps=[raw_key(t) for t in _INPUTS], description=STORAGE_MEASUREMENTS.description,
+          deps=[table_key(t) for t in _INPUTS], description=STORAGE_MEASUREMENTS.description,
           check_specs=fresh_checks([STORAGE_MEASUREMENTS]))
 def storage_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [STORAGE_MEASUREMENTS],
@@ -51,9 +46,9 @@ _DEPS: dict[str, list[dg.AssetKey]] = {
     STORAGE_CAPABILITY.key: [STORAGE_KEY],
     STORAGE_SCALING.key: [STORAGE_KEY],
     TRAINING_STORAGE_DEMAND.key: [key(STORAGE_CAPABILITY), TRAINING_RUNS_KEY,
-                                  raw_key(REFERENCE_DATASETS)],
-    CHECKPOINT_WRITE.key: [key(STORAGE_CAPABILITY), raw_key(REFERENCE_MODELS),
-                           raw_key(REFERENCE_CHECKPOINT_BYTES)],
+                                  table_key(REFERENCE_DATASETS)],
+    CHECKPOINT_WRITE.key: [key(STORAGE_CAPABILITY), table_key(REFERENCE_MODELS),
+                           table_key(REFERENCE_CHECKPOINT_BYTES)],
 }
 
 

@@ -15,7 +15,7 @@ from schemas.storage import (
 )
 from store.store import Store
 from transforms.derived import rebuild, sql
-from transforms.sizing.tables import replace
+from transforms.inference.tables import replace
 
 TRAINING_RUNS = ("core", "training_runs")
 

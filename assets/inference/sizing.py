@@ -4,7 +4,6 @@ import dagster as dg
 
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key
-from assets.raw import RAW_KEYS
 from assets.resources import SizingRules, Warehouse
 from schemas.context import REFERENCE_GPUS, REFERENCE_MODELS
 from schemas.core import INFERENCE_MEASUREMENTS
@@ -17,14 +16,13 @@ from schemas.sizing import (
     GPU_MEMORY_RULE,
     INFERENCE_OPTIMAL_CONCURRENCY,
 )
-from transforms.sizing.tables import build_memory, build_optimal, build_plans
+from transforms.inference.tables import build_memory, build_optimal, build_plans
 
-key = table_key  # the name the other asset modules know
 INFERENCE_KEY = table_key(INFERENCE_MEASUREMENTS)
 
 
-@dg.asset(key=key(INFERENCE_OPTIMAL_CONCURRENCY), group_name="sizing", kinds={"duckdb"},
-          deps=[INFERENCE_KEY, RAW_KEYS[SLO_POLICIES.key]],
+@dg.asset(key=table_key(INFERENCE_OPTIMAL_CONCURRENCY), group_name="sizing", kinds={"duckdb"},
+          deps=[INFERENCE_KEY, table_key(SLO_POLICIES)],
           description=INFERENCE_OPTIMAL_CONCURRENCY.description,
           check_specs=fresh_checks([INFERENCE_OPTIMAL_CONCURRENCY]))
 def inference_optimal_concurrency(context: dg.AssetExecutionContext, warehouse: Warehouse,
@@ -40,11 +38,12 @@ _PLANS = (CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES)
 @dg.multi_asset(
     name="gpu_memory_rule_tables",
     specs=[
-        dg.AssetSpec(key(GPU_MEMORY_PER_MODEL), group_name="sizing", kinds={"duckdb"},
-                     deps=[INFERENCE_KEY, RAW_KEYS[REFERENCE_MODELS.key]],
+        dg.AssetSpec(table_key(GPU_MEMORY_PER_MODEL), group_name="sizing", kinds={"duckdb"},
+                     deps=[INFERENCE_KEY, table_key(REFERENCE_MODELS)],
                      description=GPU_MEMORY_PER_MODEL.description),
-        dg.AssetSpec(key(GPU_MEMORY_RULE), group_name="sizing", kinds={"duckdb"},
-                     deps=[key(GPU_MEMORY_PER_MODEL)], description=GPU_MEMORY_RULE.description),
+        dg.AssetSpec(table_key(GPU_MEMORY_RULE), group_name="sizing", kinds={"duckdb"},
+                     deps=[table_key(GPU_MEMORY_PER_MODEL)],
+                     description=GPU_MEMORY_RULE.description),
     ],
     check_specs=fresh_checks(_MEMORY),
 )
@@ -52,12 +51,12 @@ def gpu_memory_rule_tables(context: dg.AssetExecutionContext, warehouse: Warehou
     yield from rebuild(context, warehouse, _MEMORY, build_memory)
 
 
-_PLAN_INPUTS = [INFERENCE_KEY, RAW_KEYS[CAPACITY_SCENARIOS.key], RAW_KEYS[REFERENCE_GPUS.key]]
+_PLAN_INPUTS = [INFERENCE_KEY, table_key(CAPACITY_SCENARIOS), table_key(REFERENCE_GPUS)]
 
 
 @dg.multi_asset(
     name="capacity_plan_tables",
-    specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, deps=_PLAN_INPUTS,
+    specs=[dg.AssetSpec(table_key(t), group_name="sizing", kinds={"duckdb"}, deps=_PLAN_INPUTS,
                         description=t.description)
            for t in _PLANS],
     check_specs=fresh_checks(_PLANS),

@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from assets.markdown import markdown
+from reports.markdown import markdown
 
 ROWS_SHOWN = 10
 

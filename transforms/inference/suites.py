@@ -19,7 +19,7 @@ from schemas.sizing import (
     INFERENCE_OPTIMAL_CONCURRENCY,
 )
 from store.store import Store
-from transforms.sizing.optimal import SWEEP
+from transforms.inference.optimal import SWEEP
 
 
 def optimal_suite(store: Store, gx: Any) -> tuple[pl.DataFrame, list]:

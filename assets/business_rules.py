@@ -1,8 +1,10 @@
-"""Business rules of the sizing tables as Great Expectations suites, run by asset checks.
+"""Business rules of the sizing tables as Great Expectations suites, run by asset checks:
+the check factory every domain's checks use.
 
 pandera (schemas/) guards shape and types before a table is written; these suites guard
 what the numbers must mean. Each check shows, per expectation, whether it held and the
-offending rows. The suites run in the GX worker process (assets/gx_worker.py).
+offending rows. The suites are read in the run's process and validated in the GX worker
+process (transforms/quality/gx_worker.py).
 """
 
 from collections.abc import Callable
@@ -11,20 +13,12 @@ from typing import Any
 import dagster as dg
 import polars as pl
 
-from assets.gx_validation import Outcome, validate
-from assets.gx_worker import WORKER
+from assets.keys import table_key as key
 from assets.resources import Warehouse
-from assets.sizing import key
-from assets.sizing_suites import memory_suite, optimal_suite, plan_suite, rule_suite, summary_suite
-from schemas.sizing import (
-    CAPACITY_PLAN,
-    CAPACITY_PLAN_SUMMARY,
-    GPU_MEMORY_PER_MODEL,
-    GPU_MEMORY_RULE,
-    INFERENCE_OPTIMAL_CONCURRENCY,
-)
 from schemas.spec import Table
 from store.store import Store
+from transforms.quality.gx_validation import Outcome, validate
+from transforms.quality.gx_worker import WORKER
 
 CHECK_BUSINESS_RULES = "business_rules"
 
@@ -64,16 +58,3 @@ def business_check(table: Table, suite: Suite, description: str):
 
     check.__name__ = f"{table.name}_business_rules"
     return check
-
-
-optimal_rules = business_check(
-    INFERENCE_OPTIMAL_CONCURRENCY, optimal_suite,
-    "GX: the optimum is a measured level, within its SLO, at most the peak.")
-memory_rules = business_check(GPU_MEMORY_PER_MODEL, memory_suite,
-                               "GX: GB per billion parameters is positive.")
-rule_rules = business_check(GPU_MEMORY_RULE, rule_suite,
-                             "GX: r_squared within [0, 1]; a positive slope.")
-plan_rules = business_check(CAPACITY_PLAN, plan_suite,
-                             "GX: instances >= 1; an instance fits in its GPU's memory.")
-summary_rules = business_check(CAPACITY_PLAN_SUMMARY, summary_suite,
-                                "GX: GPU counts >= 1; packing never beats the naive count.")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from transforms.sizing.optimal import Optimum, Slo, ceil_div, levels, optima
+from transforms.inference.optimal import Optimum, Slo, ceil_div, levels, optima
 
 UNKNOWN_UTILIZATION_PCT = 100.0  # an instance whose utilization was not measured gets a GPU
 

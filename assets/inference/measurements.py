@@ -4,27 +4,25 @@ import dagster as dg
 
 from assets.derived import fresh_check, rebuild
 from assets.keys import table_key
-from assets.raw import RAW_KEYS
 from assets.resources import SizingRules, Warehouse
 from assets.row_checks import rows_check
 from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.genai_perf import GENAI_PERF
-from schemas.ledger import INGESTED_FILES, QUARANTINE
+from schemas.ledger import INGESTED_FILES
 from schemas.model_analyzer import MODEL_ANALYZER_GPU, MODEL_ANALYZER_INFERENCE
 from schemas.model_analyzer_checkpoint import (
     MODEL_ANALYZER_CHECKPOINT,
     MODEL_ANALYZER_CHECKPOINT_GPUS,
 )
 from schemas.perf_analyzer import PERF_ANALYZER
-from transforms.inference import build_inference_measurements
+from transforms.inference.measurements import build_inference_measurements
 
 INFERENCE_KEY = table_key(INFERENCE_MEASUREMENTS)
 
 CHECK_THROUGHPUT_POSITIVE = "throughput_positive"
 CHECK_PERCENTILES_ORDERED = "latency_percentiles_ordered"
 CHECK_HAS_MODEL = "every_measurement_names_its_model"
-CHECK_NO_REJECTED_FILES = "no_rejected_files"
 CHECK_LITTLES_LAW = "littles_law"
 
 _INPUTS = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOINT,
@@ -35,7 +33,7 @@ _INPUTS = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOI
 @dg.asset(
     key=INFERENCE_KEY,
     group_name="core",
-    deps=[RAW_KEYS[t.key] for t in _INPUTS],
+    deps=[table_key(t) for t in _INPUTS],
     kinds={"duckdb"},
     description=INFERENCE_MEASUREMENTS.description,
     check_specs=[fresh_check(INFERENCE_KEY)],
@@ -82,19 +80,6 @@ def every_measurement_names_its_model(warehouse: Warehouse) -> dg.AssetCheckResu
     return rows_check(
         warehouse, f"SELECT DISTINCT tool, source_file {_WHERE} WHERE model IS NULL",
         "files whose measurements have no model: set `model:` in a run.yaml",
-        dg.AssetCheckSeverity.WARN,
-    )
-
-
-@dg.asset_check(asset=RAW_KEYS[INGESTED_FILES.key], name=CHECK_NO_REJECTED_FILES,
-                description="Every file under the raw root loaded or was recognised as not a "
-                            "result; rejected files and held-back rows are listed with reasons.")
-def no_rejected_files(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse,
-        f"SELECT q.source_file, q.location, q.reason FROM {QUARANTINE.qualified} q "
-        "ORDER BY q.source_file, q.location",
-        "quarantine records (whole files and single rows)",
         dg.AssetCheckSeverity.WARN,
     )
 

@@ -7,9 +7,8 @@ from datetime import UTC, datetime
 import dagster as dg
 
 from assets.derived import CHECK_FRESH, MAX_REASON_CHARS, fresh_check
-from assets.keys import REPORT_KEY
+from assets.keys import REPORT_KEY, table_key
 from assets.keys import table_key as key
-from assets.raw import RAW_KEYS
 from assets.resources import Warehouse
 from ingest.engine import mark_derived_complete
 from reports.checks import CheckOutcome
@@ -27,7 +26,7 @@ from transforms.freshness import mark_fresh, mark_stale, stale
 REPORT_TABLE = "reports.sizing_report"  # its name in raw.derived_status
 # Every table the report reads; also every asset whose checks it shows, so with the lowest
 # priority the report runs after those checks in the same run.
-_DEPS = [RAW_KEYS[t.key] for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, SLO_POLICIES)]
+_DEPS = [table_key(t) for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, SLO_POLICIES)]
 _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUREMENTS,
                            *INFERENCE_SIZING, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD,
                            *STORAGE_SIZING)]
