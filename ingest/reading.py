@@ -47,8 +47,9 @@ def read_file(path: Path, max_bytes: int) -> bytes:
 
 def too_big(size: int, max_bytes: int, growing: bool = False) -> str:
     return (f"file is {'at least ' if growing else ''}{size:,} bytes, above the "
-            f"{max_bytes:,}-byte limit (SIZING_MAX_FILE_BYTES); benchmark results are "
-            "rarely above a few MB: split the file or raise the limit")
+            f"{max_bytes:,}-byte limit (SIZING_MAX_FILE_BYTES): benchmark results are "
+            "rarely above a few MB, and reading one takes up to 12 times its size in memory; "
+            "split the file or raise the limit")
 
 
 def _why(exc: OSError) -> str:

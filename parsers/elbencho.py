@@ -15,15 +15,27 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+import polars as pl
+
 from parsers.base import (
+    CsvLine,
     FormatError,
     Parsed,
     RowProblem,
     SourceFile,
-    csv_records,
     frame,
     number,
     whole_number,
+)
+from parsers.csv_frames import (
+    LINE,
+    Columns,
+    CsvBatch,
+    CsvFrames,
+    column,
+    number_expr,
+    text_expr,
+    whole_expr,
 )
 from schemas.elbencho import ELBENCHO_RESULTS
 
@@ -108,23 +120,36 @@ class ElbenchoCsv:
         return "operation" in cells and "time ms [last]" in cells
 
     def parse(self, src: SourceFile) -> Parsed:
-        records = list(csv_records(src.text()))
-        header = records[0].cells if records else []
+        reader = CsvFrames(src)
+        header = reader.header.cells if reader.header else []
         if "operation" not in header or "time ms [last]" not in header:
+            reader.drain()
             raise FormatError("header lacks elbencho's 'operation' and 'time ms [last]' columns")
-        if len(records) == 1:
-            raise FormatError("header only: the elbencho run recorded no phase results")
-        rows: list[dict[str, object]] = []
+        parts: list[pl.DataFrame] = []
         problems: list[RowProblem] = []
-        for rec in records[1:]:
-            try:
-                if len(rec.cells) != len(header):
-                    raise ValueError(f"{len(rec.cells)} cells for {len(header)} header columns")
-                cells = dict(zip(header, rec.cells, strict=True))
-                rows.append(_row(_csv_measured(cells, rec.number), _csv_config(cells)))
-            except ValueError as exc:
-                problems.append(_problem(rec.number, str(exc), rec.cells))
-        return Parsed({ELBENCHO_RESULTS.key: frame(rows, ELBENCHO_RESULTS)}, problems)
+        reordered = False
+        for batch in reader.batches():
+            made, slow = _csv_columnwise(header, batch)
+            parts.append(made)
+            rows: list[dict[str, object]] = []
+            for rec in sorted([*slow, *batch.odd], key=lambda r: r.number):
+                try:
+                    if len(rec.cells) != len(header):
+                        raise ValueError(f"{len(rec.cells)} cells for {len(header)} header "
+                                         "columns")
+                    cells = dict(zip(header, rec.cells, strict=True))
+                    rows.append(_row(_csv_measured(cells, rec.number), _csv_config(cells)))
+                except ValueError as exc:
+                    problems.append(_problem(rec.number, str(exc), rec.cells))
+            if rows:
+                parts.append(frame(rows, ELBENCHO_RESULTS))
+                reordered = True
+        if not reader.records:
+            raise FormatError("header only: the elbencho run recorded no phase results")
+        found = pl.concat(parts)
+        if reordered:  # rows read one by one go back to their place in the file
+            found = found.sort("source_line", maintain_order=True)
+        return Parsed({ELBENCHO_RESULTS.key: found}, problems)
 
 
 # ---- shared row builder ----------------------------------------------------------------------
@@ -362,3 +387,81 @@ def _csv_config(cells: dict[str, str]) -> dict[str, object]:
         "elbencho_version": cells.get("version") or None,
         "command_line": (cells.get("command") or "").strip() or None,
     }
+
+
+def _csv_columnwise(header: list[str], batch: CsvBatch) -> tuple[pl.DataFrame, list[CsvLine]]:
+    """The batch's rows made column by column, exactly as `_row(_csv_measured, _csv_config)`
+    makes them, and the records left to that code (a cell that may not convert)."""
+    cols = Columns(batch)
+    last = {head: i for i, head in enumerate(header)}  # a repeated header: its last cell
+    at = {head: pl.col(column(i)) for head, i in last.items()}
+
+    def convert(name: str, whole: bool = False) -> pl.Expr:
+        if name not in at:
+            return pl.lit(None, dtype=pl.Int64 if whole else pl.Float64)
+        value, good = (whole_expr if whole else number_expr)(at[name])
+        cols.ok.append(good)
+        return value
+
+    def text(name: str) -> pl.Expr:
+        return text_expr(at[name], ("",)) if name in at else pl.lit(None, dtype=pl.String)
+
+    def flag(name: str) -> pl.Expr:
+        count = convert(name, whole=True)
+        return pl.when(count.is_null()).then(None).otherwise(count != 0)
+
+    v: dict[str, pl.Expr] = {}
+    for stem, (key, scale) in _CSV_PAIRS.items():  # an empty cell is no value
+        v[f"{key}_first"] = convert(f"{stem} [first]") * scale
+        v[key] = convert(f"{stem} [last]") * scale
+    values = cols.values
+    for stem, kind in _CSV_LATENCY.items():
+        for stat, name in _STAT.items():
+            values[f"{kind}latency_{name}_us"] = convert(f"{stem} [{stat}]")
+    threads, hosts = convert("threads", whole=True), convert("hosts", whole=True)
+    random = flag("random")
+    (direction,) = cols.mapped(column(last["operation"]), _phase_direction, pl.String)
+    values |= {
+        "threads": threads, "hosts": hosts, "io_depth": convert("IO depth", whole=True),
+        "block_size_bytes": convert("block size", whole=True),
+        "file_size_bytes": convert("file size", whole=True), "path_type": text("path type"),
+        "paths": convert("paths", whole=True), "dirs": convert("dirs", whole=True),
+        "files": convert("files", whole=True), "direct_io": flag("direct IO"),
+        "random_offsets": random, "label": text("label"), "started_at": text("ISO date"),
+        "elbencho_version": text("version"), "command_line": text("command"),
+        "phase": at["operation"], "direction": direction,
+        "access": pl.when(direction.is_null()).then(None)
+        .when(random.fill_null(False)).then(pl.lit("random")).otherwise(pl.lit("sequential")),
+        "total_threads": threads * hosts,
+        "elapsed_first_s": v["elapsed_s_first"], "elapsed_s": v["elapsed_s"],
+        "bandwidth_first_bytes_per_s": _sum_expr(v["bw_first"], v["rw_bw_first"]),
+        "bandwidth_bytes_per_s": _sum_expr(v["bw"], v["rw_bw"]),
+        "iops_first": _sum_expr(v["iops_first"], v["rw_iops_first"]),
+        "iops": _sum_expr(v["iops"], v["rw_iops"]),
+        "rwmix_read_bandwidth_bytes_per_s": v["rw_bw"], "rwmix_read_iops": v["rw_iops"],
+        "total_bytes": _sum_expr(v["bytes"], v["rw_bytes"]).cast(pl.Int64, strict=False),
+        "entries_per_s": v["entries_per_s"],
+        "entries": v["entries"].cast(pl.Int64, strict=False),
+        "cpu_pct": v["cpu_pct"], "source_line": pl.col(LINE),
+    }
+    cols.ok += [v["elapsed_s"].is_not_null(),  # else `_row` says it has none
+                _fits_int(_sum_expr(v["bytes"], v["rw_bytes"])), _fits_int(v["entries"]),
+                (threads.abs() < 2**31) | threads.is_null(),
+                (hosts.abs() < 2**31) | hosts.is_null()]
+    return cols.split(ELBENCHO_RESULTS)
+
+
+def _phase_direction(phase: str) -> tuple[str | None]:
+    return (_direction(phase),)
+
+
+def _sum_expr(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """`_sum`: None when both are, else (a or 0.0) + (b or 0.0) (-0.0 counts as 0.0)."""
+    def zero(x: pl.Expr) -> pl.Expr:
+        return pl.when(x.is_null() | (x == 0)).then(0.0).otherwise(x)
+    return pl.when(a.is_null() & b.is_null()).then(None).otherwise(zero(a) + zero(b))
+
+
+def _fits_int(value: pl.Expr) -> pl.Expr:
+    """`int(value)` gives what the Int64 cast gives: finite, within 64 bits."""
+    return value.is_null() | (value.abs() < 2.0**63)

@@ -69,17 +69,17 @@ class Entry:
 
 def rows(entries: list[Entry]) -> list[dict[str, object]]:
     """One row per entry and direction; an entry without I/O still gives one row."""
-    clones = Counter(_clone_key(e) for e in entries)
+    clones = Counter(clone_key(e) for e in entries)
     out: list[dict[str, object]] = []
     for entry in entries:
-        base = _entry_columns(entry, clones[_clone_key(entry)])
+        base = _entry_columns(entry, clones[clone_key(entry)])
         measurements: list[Measurement | None] = [*entry.measurements] or [None]
         for measurement in measurements:
             out.append({**base, **_direction_columns(entry.settings, measurement)})
     return out
 
 
-def _clone_key(entry: Entry) -> tuple[object, ...]:
+def clone_key(entry: Entry) -> tuple[object, ...]:
     return (entry.document_index, entry.hostname, entry.is_aggregate, entry.groupid,
             entry.jobname)
 

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+import polars as pl
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, number, whole_number
 from parsers.fio_options import DIRECTIONS
@@ -20,6 +24,7 @@ from parsers.fio_rows import (
     Latency,
     Measurement,
     attach_messages,
+    clone_key,
     is_message,
     message_summary,
     rows,
@@ -48,11 +53,12 @@ class FioTerse:
         return any(_is_terse(line) for line in src.head(_SNIFF_BYTES).splitlines())
 
     def parse(self, src: SourceFile) -> Parsed:
-        lines = src.text().splitlines()
+        text = src.text()
         entries: list[Entry] = []
         problems: list[RowProblem] = []
         messages: list[tuple[int, str]] = []
-        for line_number, line in enumerate(lines, start=1):
+        made = _Made()
+        for line_number, line in enumerate(_lines(text), start=1):
             if not (_is_terse(line) or _VERSIONED.match(line)):  # a cut v3+ line is reported
                 if is_message(line.strip()):
                     messages.append((line_number, line.strip()))
@@ -62,12 +68,75 @@ class FioTerse:
             except ValueError as exc:
                 problems.append(RowProblem(f"line {line_number}", str(exc), FIO_JOBS.key,
                                            json.dumps(line.split(";"))))
+            made.some(entries)
         if not entries:
-            first = problems[0].reason if problems else message_summary(lines)
+            first = problems[0].reason if problems else message_summary(text.splitlines())
             raise FormatError(f"no usable fio terse line: {first}")
+        made.all(entries)
         _number_runs(entries)
         attach_messages(entries, messages)
-        return Parsed({FIO_JOBS.key: frame(rows(entries), FIO_JOBS)}, problems)
+        return Parsed({FIO_JOBS.key: made.table(entries)}, problems)
+
+
+class _Made:
+    """Rows made batch by batch, so that a file of many lines never holds every line's
+    measurements and row dicts at once. What depends on the whole file (runs, messages,
+    clones) is filled in at the end, from the entries stripped of their measurements."""
+
+    def __init__(self) -> None:
+        self.parts: list[pl.DataFrame] = []
+        self.rows_per_entry: list[int] = []
+
+    def some(self, entries: list[Entry]) -> None:
+        if len(entries) - len(self.rows_per_entry) >= _BATCH_ENTRIES:
+            self.all(entries)
+
+    def all(self, entries: list[Entry]) -> None:
+        batch = entries[len(self.rows_per_entry):]
+        if batch:
+            self.parts.append(frame(rows(batch), FIO_JOBS))
+        for entry in batch:
+            self.rows_per_entry.append(max(1, len(entry.measurements)))
+            entry.measurements = []
+
+    def table(self, entries: list[Entry]) -> pl.DataFrame:
+        """The rows with the columns `rows` takes from the whole file, as it gives them."""
+        clones = Counter(clone_key(e) for e in entries)
+        schema = {c.name: c.dtype for c in FIO_JOBS.columns}
+        whole = pl.DataFrame({
+            "document_index": [e.document_index for e in entries],
+            "job_index": [e.job_index for e in entries],
+            "clone_count": [clones[clone_key(e)] for e in entries],
+            "interrupted": [e.interrupted for e in entries],
+            "error_message": [e.error_message for e in entries],
+        }, schema={name: schema[name] for name in ("document_index", "job_index",
+                                                    "clone_count", "interrupted",
+                                                    "error_message")})
+        each_row = pl.Series(range(len(entries)), dtype=pl.Int64).repeat_by(
+            pl.Series(self.rows_per_entry, dtype=pl.UInt32)).explode()
+        found = pl.concat(self.parts)
+        return found.with_columns(whole[each_row])
+
+
+_BATCH_ENTRIES = 2048
+# What str.splitlines() splits on, besides "\n".
+_LINE_ENDS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+_LINE_END = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _lines(text: str) -> Iterator[str]:
+    """text.splitlines(), one line at a time."""
+    start = 0
+    if not any(end in text for end in _LINE_ENDS):  # the usual case, found fast
+        while (end := text.find("\n", start)) != -1:
+            yield text[start:end]
+            start = end + 1
+    else:
+        for match in _LINE_END.finditer(text):
+            yield text[start:match.start()]
+            start = match.end()
+    if start < len(text):
+        yield text[start:]
 
 
 def _is_terse(line: str) -> bool:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from parsers.base import CsvLine, FormatError, Parsed, SourceFile, csv_records, frame, number
+from parsers.base import CsvLine, FormatError, Parsed, SourceFile, frame, number
+from parsers.csv_frames import stream_records
 from schemas.genai_perf import (
     DISTRIBUTIONS,
     GENAI_PERF,
@@ -49,6 +51,9 @@ class Export:
     metrics: dict[str, Metric] = field(default_factory=dict)  # canonical JSON key -> metric
     unmapped: dict[str, object] = field(default_factory=dict)
     telemetry: dict | None = None
+    # The CSV's telemetry as metric -> key -> its JSON item ('"gpu0": {"avg": ...}'; 'unit'
+    # first): kept as text, not as dicts of floats, so that a file of many GPUs stays small.
+    telemetry_items: dict[str, dict[str, str]] = field(default_factory=dict)
     config: dict = field(default_factory=dict)  # JSON input_config; empty for CSV
 
 
@@ -66,7 +71,7 @@ class GenAiPerfCsv:
         return any(cell.startswith(_CSV_LABELS) for cell in firsts)
 
     def parse(self, src: SourceFile) -> Parsed:
-        return _parsed(_read_csv(src.text()), src)
+        return _parsed(_read_csv(stream_records(src)), src)
 
 
 class GenAiPerfJson:
@@ -116,14 +121,14 @@ def _depth(text: str, end: int) -> int:
 
 # ---- CSV -----------------------------------------------------------------------------------
 
-def _read_csv(text: str) -> Export:
+def _read_csv(records: Iterable[CsvLine]) -> Export:
     """Sections of different widths, each opened by its own 'Metric,...' header row.
 
     Every section starts with a header whose first cell is 'Metric', so a header row resets
     the columns; that splits the sections whether or not the blank line between survived."""
     export = Export()
     header: list[str] | None = None
-    for rec in csv_records(text):
+    for rec in records:
         if rec.cells[0] == "Metric":
             header = rec.cells
         elif header is None:
@@ -157,9 +162,9 @@ def _add_telemetry(export: Export, header: list[str], rec: CsvLine) -> None:
     name, unit = _split_label(label)
     stats = {_stat(h): _cell(label, h, c, rec.number)
              for h, c in zip(header[2:], rec.cells[2:], strict=True)}
-    telemetry = export.telemetry if export.telemetry is not None else {}
-    telemetry.setdefault(_canonical(name), {"unit": unit})[gpu] = stats
-    export.telemetry = telemetry
+    metric = export.telemetry_items.setdefault(_canonical(name),
+                                               {"unit": '"unit": ' + json.dumps(unit)})
+    metric[gpu] = f"{json.dumps(gpu)}: {json.dumps(stats)}"
 
 
 _LABEL_UNIT = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
@@ -241,11 +246,31 @@ def build_row(export: Export, src: SourceFile) -> dict[str, object]:
                           "latency row")
     extra = dict(export.unmapped)
     row = {**_identity(export, src), **_measurements(export.metrics, extra)}
-    row["telemetry"] = json.dumps(export.telemetry) if export.telemetry else None
+    row["telemetry"] = _telemetry(export)
     row["genai_perf_version_hint"] = _version_hint(export.metrics)
     row["extra"] = json.dumps(extra) if extra else None
     row["source_line"] = None
     return row
+
+
+def _telemetry(export: Export) -> str | None:
+    """The telemetry as JSON text: json.dumps of the JSON's object, or of the CSV's dicts,
+    written from their items exactly as json.dumps would write them, in one copy."""
+    if export.telemetry_items:
+        return "".join(_telemetry_pieces(export.telemetry_items))
+    return json.dumps(export.telemetry) if export.telemetry else None
+
+
+def _telemetry_pieces(metrics: dict[str, dict[str, str]]) -> Iterator[str]:
+    yield "{"
+    for m, (metric, items) in enumerate(metrics.items()):
+        yield f"{', ' if m else ''}{json.dumps(metric)}: {{"
+        for i, item in enumerate(items.values()):
+            if i:
+                yield ", "
+            yield item
+        yield "}"
+    yield "}"
 
 
 def _measurements(metrics: dict[str, Metric], extra: dict[str, object]) -> dict[str, object]:

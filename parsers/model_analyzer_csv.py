@@ -10,8 +10,10 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import polars as pl
 
 from parsers.base import (
     CsvLine,
@@ -19,10 +21,21 @@ from parsers.base import (
     Parsed,
     RowProblem,
     SourceFile,
-    csv_records,
     frame,
     number,
     whole_number,
+)
+from parsers.csv_frames import (
+    LINE,
+    Columns,
+    CsvBatch,
+    CsvFrames,
+    column,
+    json_item,
+    json_object,
+    number_expr,
+    text_expr,
+    whole_expr,
 )
 from parsers.model_analyzer_common import TAG_COLUMNS, export_dir
 from schemas.model_analyzer import (
@@ -118,25 +131,40 @@ class ModelAnalyzerCsv:
         return any(header_tag(c) not in (None, "model_name") for c in cells[1:])
 
     def parse(self, src: SourceFile) -> Parsed:
-        records = list(csv_records(src.text()))
-        if not records:
+        reader = CsvFrames(src)
+        if reader.header is None:
             raise FormatError("empty file")
-        layout = _layout(records[0].cells)
-        if len(records) == 1:
+        try:
+            layout = _layout(reader.header.cells)
+        except FormatError:
+            reader.drain()
+            raise
+        folder = export_dir(src.relpath)
+        parts: list[pl.DataFrame] = []
+        problems: list[RowProblem] = []
+        reordered = False
+        for batch in reader.batches():
+            fast, slow = _columnwise(layout, batch, folder)
+            parts.append(fast)
+            rows: list[dict[str, object]] = []
+            for rec in sorted([*slow, *batch.odd], key=lambda r: r.number):
+                try:
+                    rows += _rows(layout, rec, folder)
+                except ValueError as exc:
+                    problems.append(RowProblem(f"line {rec.number}", str(exc),
+                                               layout.table.key, json.dumps(rec.cells)))
+            if rows:
+                parts.append(frame(rows, layout.table))
+                reordered = True
+        if not reader.records:
             raise FormatError(f"header only: Model Analyzer never writes an empty "
                               f"{layout.table.key} table, so the export is incomplete")
-        folder = export_dir(src.relpath)
-        rows: list[dict[str, object]] = []
-        problems: list[RowProblem] = []
-        for rec in records[1:]:
-            try:
-                rows += _rows(layout, rec, folder)
-            except ValueError as exc:
-                problems.append(RowProblem(f"line {rec.number}", str(exc), layout.table.key,
-                                           json.dumps(rec.cells)))
+        found = pl.concat(parts)
+        if reordered:  # rows read one by one go back to their place in the file
+            found = found.sort("source_line", maintain_order=True)
         if layout.table is not MODEL_ANALYZER_SERVER_ONLY:
-            _number_occurrences(rows)
-        return Parsed({layout.table.key: frame(rows, layout.table)}, problems)
+            found = _number_occurrences(found)
+        return Parsed({layout.table.key: found}, problems)
 
 
 def _layout(header: list[str]) -> _Layout:
@@ -245,6 +273,94 @@ def _identity(cells: dict[str, str], extra: dict[str, str]) -> dict[str, object]
     }
 
 
+def _columnwise(layout: _Layout, batch: CsvBatch, folder: str
+                ) -> tuple[pl.DataFrame, list[CsvLine]]:
+    """The batch's plain rows made column by column, exactly as `_rows` makes them, and
+    the records left to `_rows`: several models, lists, cells that may not convert."""
+    cols = _Columns(batch, {tag: column(i) for i, tag in enumerate(layout.tags) if tag})
+    table, values = layout.table, cols.values
+    if table is MODEL_ANALYZER_SERVER_ONLY:
+        values["model"] = cols.text("model_name")
+    else:
+        model = pl.col(cols.names["model_name"])
+        values["model"] = model
+        cols.ok.append((model != "") & ~model.str.contains(",", literal=True))
+        _measurement_columns(cols)
+    if table is not MODEL_ANALYZER_INFERENCE:
+        values["gpu_uuid"] = cols.text("gpu_uuid" if "gpu_uuid" in cols.names else "gpu_id")
+    for i, tag in enumerate(layout.tags):
+        if tag in TAG_COLUMNS:  # a later header of the same column wins, as in the dict
+            values[TAG_COLUMNS[tag]], good = number_expr(pl.col(column(i)), commas=False)
+            cols.ok.append(good)
+    extra: dict[str, str] = {}
+    parts: list[pl.Expr] = []
+    for i, (head, tag) in enumerate(zip(layout.header, layout.tags, strict=True)):
+        if tag is None:
+            key = _free_key(extra, head)
+            extra[key] = head
+            parts.append(json_item(key, cols.json(column(i))))
+    kept = values.pop("_max_batch_extra", None)
+    if kept is not None and "max_batch_size" in cols.names:  # unreadable: kept in extra
+        if "Max Batch Size" in extra:  # it would replace a value: left to `_rows`
+            cols.ok.append(~kept)
+        else:
+            parts.append(pl.when(kept).then(
+                json_item("Max Batch Size", cols.json(cols.names["max_batch_size"]))))
+    values["extra"] = json_object(parts)
+    values |= {"export_dir": pl.lit(folder), "source_line": pl.col(LINE)}
+    return cols.split(table)
+
+
+def _measurement_columns(cols: _Columns) -> None:
+    """The shared and identity columns of a one-model row (`_measurement_rows`)."""
+    values = cols.values
+    values["satisfies_constraints"] = cols.by_tag(
+        "satisfies_constraints", lambda c: (_yes_no(c),), pl.Boolean)[0]
+    values["preferred_batch_sizes"] = cols.text("dynamic_batch_sizes")
+    values["config_variant"] = cols.text("model_config_path")
+    values["base_variant"] = cols.by_tag("model_config_path", lambda c: (_base(_text(c)),),
+                                         pl.String)[0]
+    for tag, name in (("batch_size", "batch_size"), ("concurrency", "concurrency")):
+        if tag in cols.names:
+            values[name], good = whole_expr(pl.col(cols.names[tag]), commas=False)
+            cols.ok.append(good)
+    if "request_rate" in cols.names:
+        values["request_rate_per_s"], good = number_expr(pl.col(cols.names["request_rate"]),
+                                                         commas=False)
+        cols.ok.append(good)
+    values["instance_group"] = cols.text("instance_group")
+    values["instance_count"], values["instance_kind"] = cols.by_tag(
+        "instance_group", lambda c: _instances(_text(c)), pl.Int64, pl.String)
+    values["max_batch_size"], values["_max_batch_extra"] = cols.by_tag(
+        "max_batch_size", _max_batch_and_extra, pl.Int64, pl.Boolean)
+
+
+def _base(variant: str | None) -> str | None:
+    return variant.split(":", 1)[0].strip() if variant else None
+
+
+def _max_batch_and_extra(cell: str) -> tuple[int | None, bool]:
+    value = _max_batch_size(cell)
+    return value, value is None and _text(cell) is not None
+
+
+class _Columns(Columns):
+    """Columns of a batch, its text columns named by Model Analyzer tag."""
+
+    def __init__(self, batch: CsvBatch, names: dict[str, str]) -> None:
+        super().__init__(batch)
+        self.names = names  # MA tag -> text column
+
+    def text(self, tag: str) -> pl.Expr:
+        if tag not in self.names:
+            return pl.lit(None, dtype=pl.String)
+        return text_expr(pl.col(self.names[tag]), ("", _NONE))
+
+    def by_tag(self, tag: str, fn: Callable[[str], tuple[object, ...]],
+               *dtypes: type[pl.DataType]) -> list[pl.Expr]:
+        return self.mapped(self.names.get(tag), fn, *dtypes)
+
+
 def _per_model(tag: str, cell: str, n: int) -> list[str]:
     """A multi-model cell ('1,4') as one value per model."""
     if n == 1 or cell == _NONE:
@@ -319,10 +435,10 @@ def _scalar(cell: str | None) -> str | None:
     return cell
 
 
-def _number_occurrences(rows: list[dict[str, object]]) -> None:
-    seen: Counter[tuple[object, ...]] = Counter()
-    for row in rows:
-        key = (row["model"], row["config_variant"], row["batch_size"], row["concurrency"],
-               row["request_rate_per_s"], row.get("gpu_uuid"))
-        seen[key] += 1
-        row["occurrence"] = seen[key]
+def _number_occurrences(rows: pl.DataFrame) -> pl.DataFrame:
+    """1, 2, ... for the repeats of one measurement (model, variant, load, GPU), in file
+    order."""
+    keys = ["model", "config_variant", "batch_size", "concurrency", "request_rate_per_s"]
+    keys += ["gpu_uuid"] if "gpu_uuid" in rows.columns else []
+    return rows.with_columns(occurrence=pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
+                             .over(keys))

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
+
+import polars as pl
 
 from parsers.base import (
     CsvLine,
@@ -11,10 +14,20 @@ from parsers.base import (
     Parsed,
     RowProblem,
     SourceFile,
-    csv_records,
     frame,
     number,
     whole_number,
+)
+from parsers.csv_frames import (
+    LINE,
+    Columns,
+    CsvBatch,
+    CsvFrames,
+    column,
+    json_item,
+    json_object,
+    number_expr,
+    whole_expr,
 )
 from schemas.perf_analyzer import PERF_ANALYZER
 
@@ -62,27 +75,83 @@ class PerfAnalyzerCsv:
         return "Inferences/Second" in first and any(k in first for k in _LOAD)
 
     def parse(self, src: SourceFile) -> Parsed:
-        records = list(csv_records(src.text()))
-        if not records:
+        reader = CsvFrames(src, extra_empty_cell=True)
+        if reader.header is None:
             raise FormatError("empty file")
-        header = records[0].cells
+        header = reader.header.cells
         load = [h for h in header if h in _LOAD]
         if len(load) != 1 or "Inferences/Second" not in header:
+            reader.drain()
             raise FormatError(
                 "header lacks 'Inferences/Second' and exactly one of 'Concurrency' or "
                 f"'Request Rate': {','.join(header)[:200]}"
             )
-        if len(records) == 1:
-            raise FormatError("header only: the perf_analyzer run produced no measurement rows")
         model, batch = _model_and_batch(src.name)
-        rows, problems = [], []
-        for rec in records[1:]:
-            try:
-                rows.append(_row(header, rec, model, batch))
-            except ValueError as exc:
-                problems.append(RowProblem(f"line {rec.number}", str(exc), PERF_ANALYZER.key,
-                                           json.dumps(rec.cells)))
-        return Parsed({PERF_ANALYZER.key: frame(rows, PERF_ANALYZER)}, problems)
+        parts, problems, reordered = [], [], False
+        for found in reader.batches():
+            made, slow = _columnwise(header, found, model, batch)
+            parts.append(made)
+            rows = []
+            for rec in sorted([*slow, *found.odd], key=lambda r: r.number):
+                try:
+                    rows.append(_row(header, rec, model, batch))
+                except ValueError as exc:
+                    problems.append(RowProblem(f"line {rec.number}", str(exc),
+                                               PERF_ANALYZER.key, json.dumps(rec.cells)))
+            if rows:
+                parts.append(frame(rows, PERF_ANALYZER))
+                reordered = True
+        if not reader.records:
+            raise FormatError("header only: the perf_analyzer run produced no measurement rows")
+        rows_ = pl.concat(parts)
+        if reordered:  # rows read one by one go back to their place in the file
+            rows_ = rows_.sort("source_line", maintain_order=True)
+        return Parsed({PERF_ANALYZER.key: rows_}, problems)
+
+
+def _columnwise(header: list[str], found: CsvBatch, model: str | None, batch: int | None
+                ) -> tuple[pl.DataFrame, list[CsvLine]]:
+    """The batch's rows made column by column, exactly as `_row` makes them, and the
+    records left to `_row` (a cell that may not convert, no throughput)."""
+    cols = Columns(found)
+    values = cols.values
+    values |= {"model": pl.lit(model, dtype=pl.String),
+               "model_source": pl.lit("file name" if model else None, dtype=pl.String),
+               "batch_size": pl.lit(batch, dtype=pl.Int64), "source_line": pl.col(LINE)}
+    extra: dict[str, int] = {}  # header -> its last column, in first-seen order
+    for i, head in enumerate(header):
+        cell = pl.col(column(i))
+        if head == "Concurrency":
+            values["concurrency"], good = whole_expr(cell)
+        elif head == "Request Rate":
+            values["request_rate_per_s"], good = number_expr(cell)
+        elif head in _COLUMNS:
+            name, scale = _COLUMNS[head]
+            value, good = number_expr(cell)
+            values[name] = value * scale
+        elif head in _GPU_COLUMNS:
+            name, scale, combine = _GPU_COLUMNS[head]
+            uuids, value = cols.mapped(column(i), partial(_gpu_values, scale, combine),
+                                       pl.String, pl.Float64)
+            values["gpu_uuids"] = pl.coalesce(uuids, values.get("gpu_uuids", pl.lit(None)))
+            values[name] = pl.coalesce(value, values.get(name, pl.lit(None)))
+            continue
+        else:
+            extra[head] = i
+            continue
+        cols.ok.append(good)
+    cols.ok.append(values["throughput_per_s"].is_not_null())
+    values["extra"] = json_object([json_item(head, cols.json(column(i)))
+                                   for head, i in extra.items()])
+    return cols.split(PERF_ANALYZER)
+
+
+def _gpu_values(scale: float, how: str, cell: str) -> tuple[str | None, float | None]:
+    """What `_row` takes from one GPU cell: its GPUs and their combined value."""
+    per_gpu = _gpu_cell(cell)
+    if not per_gpu:
+        return None, None
+    return ";".join(per_gpu), _combine([v * scale for v in per_gpu.values()], how)
 
 
 def _row(header: list[str], rec: CsvLine, model: str | None, batch: int | None) -> dict:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 HEADER_KEYS = (
     "TensorFlow", "Model", "Dataset", "Mode", "SingleSess", "Batch size", "Num batches",
@@ -52,18 +55,43 @@ _KUBEFLOW = re.compile(r"^INFO\|[^|]*\|[^|]*\|\d+\|\s?")
 _EPOCH = re.compile(r"^\d{9,11}$")  # unix seconds the Lambda wrapper appends
 
 
-@dataclass(frozen=True)
+_NO_DATA: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)  # slots: a big log holds one per line
 class Line:
     number: int  # 1-based line of the file
     text: str  # cleaned: no ANSI codes, NULs, rank tag, launcher prefix, indentation
 
 
-@dataclass(frozen=True)
+class StepValues(NamedTuple):
+    """A step line's numbers (a tuple, not a dict: a long run prints millions)."""
+
+    step: int
+    mean: float
+    unc: float
+    jitter: float
+    loss: float
+    top1: float | None
+    top5: float | None
+    epoch: int | None  # unix seconds the Lambda wrapper appends
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     kind: str  # header, per_device, batch_group, separator, step_header, step, eval_step,
     #            total, accuracy, progress, ps_task, worker, garbled_step
     line: int
-    data: dict = field(default_factory=dict)
+    data: Mapping[str, Any] = field(default_factory=lambda: _NO_DATA)
+    text: str | None = None  # a step's line: its values are read again when rows are made
+
+
+def step_values(event: Event) -> StepValues:
+    """The numbers of a step event (read from its line again: holding millions of them
+    from classification to rows would cost several times the log)."""
+    match = _STEP.match(event.text or "")
+    assert match is not None, "only step events have step values"
+    return _step_values(match)
 
 
 def split_streams(text: str) -> dict[int | None, list[Line]]:
@@ -121,7 +149,8 @@ def classify(line: Line) -> Event | None:
 def _numbered(line: Line) -> Event | None:
     if match := _STEP.match(line.text):
         try:
-            return Event("step", line.number, _step_values(match))
+            _step_values(match)  # a step line whose numbers do not read is garbled
+            return Event("step", line.number, text=line.text)
         except ValueError as exc:
             return Event("garbled_step", line.number, {"reason": str(exc), "text": line.text})
     if match := _EVAL_STEP.match(line.text):
@@ -156,29 +185,23 @@ def _worded(line: Line) -> Event | None:
     return None
 
 
-def _step_values(match: re.Match[str]) -> dict[str, object]:
+def _step_values(match: re.Match[str]) -> StepValues:
     """A step line's numbers; the Lambda wrapper's ' <epoch>' after the last column is split
     off. ValueError when the trailing columns are not loss [top1 top5]."""
-    values: dict[str, object] = {
-        "step": int(match["step"]),
-        "mean": _float(match["mean"], "images/sec"),
-        "unc": _float(match["unc"], "+/-"),
-        "jitter": _float(match["jit"], "jitter"),
-        "epoch": None,
-    }
+    step, mean = int(match["step"]), _float(match["mean"], "images/sec")
+    unc, jitter = _float(match["unc"], "+/-"), _float(match["jit"], "jitter")
+    epoch = None
     rest = match["rest"].rstrip()
     columns = rest.split("\t")[1:] if rest.startswith("\t") else []
     if columns and " " in columns[-1].strip():
-        last, epoch = columns[-1].strip().rsplit(" ", 1)
-        if _EPOCH.match(epoch):
-            columns[-1], values["epoch"] = last, int(epoch)
+        last, stamp = columns[-1].strip().rsplit(" ", 1)
+        if _EPOCH.match(stamp):
+            columns[-1], epoch = last, int(stamp)
     if len(columns) not in (1, 3):
         raise ValueError(f"expected loss [top1 top5] after the rate, found {rest.strip()!r}")
     numbers = [_float(c.strip(), "loss/accuracy") for c in columns]
-    values["loss"] = numbers[0]
-    values["top1"], values["top5"] = (numbers[1], numbers[2]) if len(numbers) == 3 else (
-        None, None)
-    return values
+    top1, top5 = (numbers[1], numbers[2]) if len(numbers) == 3 else (None, None)
+    return StepValues(step, mean, unc, jitter, numbers[0], top1, top5, epoch)
 
 
 def _float(text: str, what: str) -> float:

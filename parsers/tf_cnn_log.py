@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+import polars as pl
+
 from parsers.base import FormatError, Parsed, SourceFile, frame
 from parsers.tf_cnn_lines import split_streams
 from parsers.tf_cnn_rows import StreamRows, read_stream
@@ -53,8 +55,14 @@ class TfCnnLog:
             raise FormatError(
                 "no tf_cnn_benchmarks run found: no 'TensorFlow:'...'==========' header block "
                 "and no traceback from tf_cnn_benchmarks.py")
-        return Parsed({TF_CNN_RUNS.key: frame(found.runs, TF_CNN_RUNS),
-                       TF_CNN_STEPS.key: frame(found.steps, TF_CNN_STEPS)}, found.problems)
+        runs = frame(found.runs, TF_CNN_RUNS)
+        frames = [s for s in found.steps if isinstance(s, pl.DataFrame)]
+        if len(frames) < len(found.steps):  # a number beyond 64 bits: as dicts, refused
+            steps = frame([r for s in found.steps
+                           for r in (s if isinstance(s, list) else s.to_dicts())], TF_CNN_STEPS)
+        else:
+            steps = pl.concat(frames) if frames else frame([], TF_CNN_STEPS)
+        return Parsed({TF_CNN_RUNS.key: runs, TF_CNN_STEPS.key: steps}, found.problems)
 
 
 def lookalike_reason(src: SourceFile) -> str | None:

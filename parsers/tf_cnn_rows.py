@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import math
+from array import array
 from dataclasses import dataclass, field
+
+import polars as pl
 
 from parsers.base import RowProblem
 from parsers.tf_cnn_devices import devices
 from parsers.tf_cnn_failures import Outcome, failure
 from parsers.tf_cnn_header import header_values
-from parsers.tf_cnn_lines import Event, Line, finite
+from parsers.tf_cnn_lines import Line, StepValues, finite, step_values
 from parsers.tf_cnn_runs import Block, Run, split_runs
 from schemas.tf_cnn import TF_CNN_RUNS, TF_CNN_STEPS
 
@@ -18,7 +21,8 @@ from schemas.tf_cnn import TF_CNN_RUNS, TF_CNN_STEPS
 @dataclass
 class StreamRows:
     runs: list[dict[str, object]] = field(default_factory=list)
-    steps: list[dict[str, object]] = field(default_factory=list)
+    # per run, raw.tf_cnn_steps; rows as dicts when a number is beyond 64 bits (see _steps)
+    steps: list[pl.DataFrame | list[dict[str, object]]] = field(default_factory=list)
     problems: list[RowProblem] = field(default_factory=list)
 
 
@@ -27,8 +31,8 @@ def read_stream(lines: list[Line], rank: int | None) -> StreamRows:
     blocks = split_runs(lines)
     for index, block in enumerate(blocks, 1):
         key: dict[str, object] = {"run_index": index, "rank": rank}
-        steps = _steps(block.run, key)
-        out.steps += steps
+        steps = _steps(block.run, index, rank)
+        out.steps.append(steps)
         out.problems += _garbled(block.run)
         try:
             row = {**key, **header_values(block.run.header, block.run.header_line)}
@@ -90,7 +94,8 @@ def _status(block: Block, row: dict[str, object], totals: list[float]) -> Outcom
         return Outcome("ambiguous", "interleaved_processes",
                        f"{run.copies} copies of a non-Horovod header in one stream: "
                        "separate processes whose output cannot be told apart")
-    if totals or any(e.data.get("stage") == "done_training" for e in run.events):
+    if totals or any(e.kind == "progress" and e.data["stage"] == "done_training"
+                     for e in run.events):
         return Outcome("ok")
     return failure(block.lines, _reached(run))
 
@@ -98,79 +103,165 @@ def _status(block: Block, row: dict[str, object], totals: list[float]) -> Outcom
 def _reached(run: Run) -> str:
     if any(e.kind in ("step", "eval_step") for e in run.events):
         return "steps"
-    if any(e.data.get("stage") in ("warmup", "warmed_up") for e in run.events):
+    if any(e.kind == "progress" and e.data["stage"] in ("warmup", "warmed_up")
+           for e in run.events):
         return "warmup"
     return "setup"
 
 
-def _steps(run: Run, key: dict[str, object]) -> list[dict[str, object]]:
+_STEPS_SCHEMA = {c.name: c.dtype for c in TF_CNN_STEPS.columns}
+
+
+def _steps(run: Run, index: int, rank: int | None) -> pl.DataFrame | list[dict[str, object]]:
+    """The run's raw.tf_cnn_steps rows, gathered in typed arrays: a long run prints millions
+    of steps, and a dict (or a tuple of Python floats) per step costs several times the log.
+    A number beyond 64 bits gives the rows as dicts, for `frame` to refuse as it always did."""
+    found = _StepArrays()
+    try:
+        if rank is not None and not -(2**63) <= rank < 2**63:
+            raise OverflowError(rank)
+        for event in run.events:
+            if event.kind == "step":
+                found.add_step(step_values(event), event.line)
+            elif event.kind == "eval_step":
+                found.add_eval(event.data["step"], event.data["rate"], event.line)
+    except OverflowError:
+        return _step_dicts(run, {"run_index": index, "rank": rank})
+    if run.copies <= 1:
+        found.add_intervals()
     forward_only = run.header.get("Mode") in ("forward only", "forward-only")
-    rows = []
+    return found.frame(index, rank, forward_only)
+
+
+class _StepArrays:
+    """Step rows as arrays of 8-byte values. A float column's None is NaN (the rows keep
+    only finite floats, so NaN never stands for a value); an epoch's None is -1."""
+
+    def __init__(self) -> None:
+        self.eval = bytearray()  # 1: an evaluation step (examples/sec), 0: a timed step
+        self.step, self.line, self.epoch = array("q"), array("q"), array("q")
+        self.mean, self.unc, self.jitter = array("d"), array("d"), array("d")
+        self.loss, self.top1, self.top5 = array("d"), array("d"), array("d")
+        self.interval = array("d")
+
+    def add_step(self, v: StepValues, line: int) -> None:
+        self.step.append(v.step)
+        self.eval.append(0)
+        self.line.append(line)
+        self.epoch.append(-1 if v.epoch is None else v.epoch)
+        for values, value in ((self.mean, v.mean), (self.unc, v.unc), (self.jitter, v.jitter),
+                              (self.loss, v.loss), (self.top1, v.top1), (self.top5, v.top5),
+                              (self.interval, None)):
+            values.append(math.nan if value is None else value)
+
+    def add_eval(self, step: int, rate: float, line: int) -> None:
+        self.step.append(step)
+        self.eval.append(1)
+        self.line.append(line)
+        self.epoch.append(-1)
+        for values in (self.mean, self.unc, self.jitter, self.loss, self.top1, self.top5):
+            values.append(math.nan)
+        self.interval.append(rate if math.isfinite(rate) else math.nan)
+
+    def add_intervals(self) -> None:
+        """Rate between printed steps from running means: steps/mean is elapsed batch-time,
+        so (n2 - n1) / (n2/m2 - n1/m1). Needs step numbers that count timed steps from 1,
+        and is left NULL where rounding the means to 0.1 could move it by more than 2%
+        (long runs)."""
+        timed = [i for i, is_eval in enumerate(self.eval) if not is_eval]
+        if not timed or self.step[timed[0]] != 1:
+            return
+        previous = 0
+        for i in timed:
+            mean = self.mean[i]
+            if not (math.isfinite(mean) and mean > 0) or (i != timed[0] and
+                                                         self.step[i] <= previous):
+                return
+            previous = self.step[i]
+        before, mean_before = 0, 1.0
+        for i in timed:
+            step, mean = self.step[i], self.mean[i]
+            span = step / mean - before / mean_before
+            doubt = _HALF_UNIT * (step / mean**2 + before / mean_before**2)
+            if span > 0 and doubt / span <= _MAX_ROUNDING_ERROR:
+                self.interval[i] = (step - before) / span
+            before, mean_before = step, mean
+
+    def frame(self, index: int, rank: int | None, forward_only: bool) -> pl.DataFrame:
+        arrays = pl.DataFrame({
+            "eval": pl.Series(self.eval, dtype=pl.UInt8).cast(pl.Boolean),
+            "step": pl.Series(self.step, dtype=pl.Int64),
+            "line": pl.Series(self.line, dtype=pl.Int64),
+            "epoch": pl.Series(self.epoch, dtype=pl.Int64),
+            **{name: pl.Series(getattr(self, name), dtype=pl.Float64) for name in (
+                "mean", "unc", "jitter", "loss", "top1", "top5", "interval")},
+        })
+
+        def finite(name: str, scale: float = 1.0) -> pl.Expr:
+            value = pl.col(name)
+            return pl.when(value.is_finite()).then(value * scale if scale != 1.0 else value)
+
+        timed = ~pl.col("eval")
+        return arrays.select(
+            run_index=pl.lit(index, dtype=pl.Int64), rank=pl.lit(rank, dtype=pl.Int64),
+            phase=pl.when(timed).then(pl.lit("benchmark")).otherwise(pl.lit("eval")),
+            step="step", running_mean_images_per_sec=finite("mean"),
+            uncertainty_images_per_sec=finite("unc"), jitter_images_per_sec=finite("jitter"),
+            interval_images_per_sec=pl.col("interval").fill_nan(None),
+            loss=pl.lit(None, dtype=pl.Float64) if forward_only else finite("loss"),
+            loss_not_finite=timed & ~pl.col("loss").is_finite(),
+            top1_accuracy_pct=finite("top1", 100.0), top5_accuracy_pct=finite("top5", 100.0),
+            logged_at_unix_s=pl.when(pl.col("epoch") >= 0).then(pl.col("epoch")),
+            source_line="line",
+        ).cast(_STEPS_SCHEMA)  # type: ignore[arg-type]
+
+
+def _step_dicts(run: Run, key: dict[str, object]) -> list[dict[str, object]]:
+    """The rows as dicts, the way they were made before they were gathered in arrays."""
+    forward_only = run.header.get("Mode") in ("forward only", "forward-only")
+    rows: list[dict[str, object]] = []
     for event in run.events:
         if event.kind == "step":
-            rows.append(_step_row(event, key, forward_only))
+            v = step_values(event)
+            rows.append({
+                **key, "phase": "benchmark", "step": v.step,
+                "running_mean_images_per_sec": finite(v.mean),
+                "uncertainty_images_per_sec": finite(v.unc),
+                "jitter_images_per_sec": finite(v.jitter),
+                "loss": None if forward_only else finite(v.loss),
+                "loss_not_finite": not math.isfinite(v.loss),
+                "top1_accuracy_pct": _pct(v.top1), "top5_accuracy_pct": _pct(v.top5),
+                "logged_at_unix_s": v.epoch, "source_line": event.line})
         elif event.kind == "eval_step":
             rows.append({**key, "phase": "eval", "step": event.data["step"],
                          "interval_images_per_sec": finite(event.data["rate"]),
                          "loss_not_finite": False, "source_line": event.line})
-    if run.copies <= 1:
-        _add_intervals([r for r in rows if r["phase"] == "benchmark"])
-    return rows
-
-
-def _step_row(event: Event, key: dict[str, object], forward_only: bool) -> dict[str, object]:
-    data = event.data
-    loss = data["loss"]
-    return {
-        **key, "phase": "benchmark", "step": data["step"],
-        "running_mean_images_per_sec": finite(data["mean"]),
-        "uncertainty_images_per_sec": finite(data["unc"]),
-        "jitter_images_per_sec": finite(data["jitter"]),
-        "loss": None if forward_only else finite(loss),
-        "loss_not_finite": not math.isfinite(loss),
-        "top1_accuracy_pct": _pct(data["top1"]), "top5_accuracy_pct": _pct(data["top5"]),
-        "logged_at_unix_s": data["epoch"], "source_line": event.line,
-    }
-
-
-def _add_intervals(rows: list[dict[str, object]]) -> None:
-    """Rate between printed steps from running means: steps/mean is elapsed batch-time, so
-    (n2 - n1) / (n2/m2 - n1/m1). Needs step numbers that count timed steps from 1, and is
-    left NULL where rounding the means to 0.1 could move it by more than 2% (long runs)."""
-    points: list[tuple[int, float]] = []
-    for row in rows:
-        step, mean = row["step"], row["running_mean_images_per_sec"]
-        if not (isinstance(step, int) and isinstance(mean, float) and mean > 0):
-            return
-        points.append((step, mean))
-    steps = [step for step, _ in points]
-    if not steps or steps[0] != 1 or any(b <= a for a, b in zip(steps, steps[1:], strict=False)):
-        return
-    before, mean_before = 0, 1.0
-    for row, (step, mean) in zip(rows, points, strict=True):
-        span = step / mean - before / mean_before
-        doubt = _HALF_UNIT * (step / mean**2 + before / mean_before**2)
-        if span > 0 and doubt / span <= _MAX_ROUNDING_ERROR:
-            row["interval_images_per_sec"] = (step - before) / span
-        before, mean_before = step, mean
+    return rows  # no intervals: a frame of them is refused before they could matter
 
 
 _HALF_UNIT = 0.05  # means are printed with %.1f
 _MAX_ROUNDING_ERROR = 0.02
 
 
-def _step_summary(steps: list[dict[str, object]]) -> dict[str, object]:
-    timed = [s for s in steps if s["phase"] == "benchmark"]
-    first, last = (timed[0], timed[-1]) if timed else ({}, {})
+def _step_summary(steps: pl.DataFrame | list[dict[str, object]]) -> dict[str, object]:
+    if isinstance(steps, list):
+        timed = [s for s in steps if s["phase"] == "benchmark"]
+        count, nan_loss = len(timed), sum(bool(s["loss_not_finite"]) for s in timed)
+        first, last = (timed[0], timed[-1]) if timed else ({}, {})
+    else:
+        rows = steps.filter(pl.col("phase") == "benchmark")
+        count, nan_loss = rows.height, int(rows["loss_not_finite"].sum())
+        first, last = (rows.row(0, named=True), rows.row(-1, named=True)) if count \
+            else ({}, {})
     return {
-        "step_count": len(timed),
+        "step_count": count,
         "first_step": first.get("step"),
         "last_step": last.get("step"),
         "first_step_images_per_sec":
             first.get("running_mean_images_per_sec") if first.get("step") == 1 else None,
         "last_running_mean_images_per_sec": last.get("running_mean_images_per_sec"),
         "last_interval_images_per_sec": last.get("interval_images_per_sec"),
-        "nan_loss_steps": sum(bool(s["loss_not_finite"]) for s in timed),
+        "nan_loss_steps": nan_loss,
     }
 
 

@@ -193,3 +193,38 @@ def test_csv_header_only_is_rejected():
 def test_look_alikes_do_not_sniff(text):
     src = text_file("x/a.csv", text)
     assert not ElbenchoCsv().sniff(src) and not ElbenchoText().sniff(src)
+
+
+def test_csv_of_many_phases_is_read_in_batches_with_rows_in_file_order(monkeypatch):
+    monkeypatch.setattr("parsers.csv_frames.BATCH_CELLS", 9 * 1000)  # 1,000 rows a batch
+    n = 5_000
+    lines = ["operation,time ms [first],time ms [last],MiB/s [last],rwmix read MiB/s [last],"
+             "MiB [last],threads,hosts,random,command"] + [
+        f"{('WRITE', 'READ', 'RWMIX70')[i % 3]},{i},{i + 1},{i % 50},{i % 7 or ''},{2 * i},"
+        f"{1 + i % 8},2,{i % 2},\"elbencho -t {1 + i % 8}\"" for i in range(n)]
+    lines.insert(2_501, "READ,1,,1,,1,1,1,0,x")  # no elapsed time: held back, mid-batch
+    parsed = ElbenchoCsv().parse(text_file("x/r.csv", "\n".join(lines) + "\n"))
+    df = parsed.tables[TABLE]
+    assert df.height == n
+    assert [(p.location, p.reason) for p in parsed.problems] == [
+        ("line 2502", "phase READ has no elapsed time")]
+    first, last = df.row(0, named=True), df.row(-1, named=True)
+    assert {k: first[k] for k in ("phase", "direction", "access", "elapsed_first_s",
+                                  "elapsed_s", "bandwidth_bytes_per_s",
+                                  "rwmix_read_bandwidth_bytes_per_s", "total_bytes",
+                                  "threads", "hosts", "total_threads", "random_offsets",
+                                  "command_line", "source_line")} == {
+        "phase": "WRITE", "direction": "write", "access": "sequential",
+        "elapsed_first_s": 0.0, "elapsed_s": 1e-3, "bandwidth_bytes_per_s": 0.0,
+        "rwmix_read_bandwidth_bytes_per_s": None, "total_bytes": 0, "threads": 1, "hosts": 2,
+        "total_threads": 2, "random_offsets": False, "command_line": "elbencho -t 1",
+        "source_line": 2}
+    # i = 4999: READ, random, 49 MiB/s plus 1 (4999 % 7) in the rwmix column, 8 threads
+    assert (last["phase"], last["direction"], last["access"], last["elapsed_s"],
+            last["bandwidth_bytes_per_s"], last["rwmix_read_bandwidth_bytes_per_s"],
+            last["total_bytes"], last["total_threads"], last["source_line"]) == (
+        "READ", "read", "random", 5000 * 1e-3, 49.0 * MIB + 1.0 * MIB, 1.0 * MIB,
+        9998 * MIB, 16, 5_002)
+    mixed = phase(df, "RWMIX70")  # i = 2: the first mixed phase
+    assert (mixed["direction"], mixed["bandwidth_bytes_per_s"]) == ("mixed", 4.0 * MIB)
+    assert df["source_line"].is_sorted()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import polars as pl
 import pytest
 
 from parsers.base import FormatError
@@ -158,3 +159,27 @@ def test_a_line_cut_early_is_reported_not_skipped():
     good = line(3, [block(8, 4, 5.0), block()])
     result = load(good + "\n3;fio-3.35;job;0;0;8;4\n")
     assert [p.location for p in result.problems] == ["line 2"]
+
+
+def test_thousands_of_lines_are_made_in_batches_with_runs_clones_and_messages(monkeypatch):
+    monkeypatch.setattr("parsers.fio_terse._BATCH_ENTRIES", 1_000)
+    n = 5_000  # three groups per run: 0, 1, 2, 0, 1, 2, ...
+    lines = [line(3, [block(8 + i, 4, 5.0), block(16 if i % 2 else 0, 2, 7.0)],
+                  name=f"job{i % 3}", groupid=i % 3) for i in range(n)]
+    lines.insert(4_500, "fio: terminating on signal 2")  # before the run of lines 4500-4502
+    df = load("\n".join(lines) + "\n").tables[TABLE]
+    assert df.height == n + n // 2  # odd lines also wrote
+    first, last = df.row(0, named=True), df.row(-1, named=True)
+    assert {k: first[k] for k in ("document_index", "job_index", "jobname", "groupid",
+                                  "clone_count", "direction", "io_bytes", "iops",
+                                  "clat_mean_us", "interrupted", "source_line")} == {
+        "document_index": 0, "job_index": 0, "jobname": "job0", "groupid": 0,
+        "clone_count": 1, "direction": "read", "io_bytes": 8 * 1024, "iops": 4.0,
+        "clat_mean_us": 5.0, "interrupted": False, "source_line": 1}
+    # i = 4999: run 1666, its second job (groupid 1), wrote too; one line was inserted
+    assert {k: last[k] for k in ("document_index", "job_index", "jobname", "direction",
+                                 "io_bytes", "iops", "interrupted", "source_line")} == {
+        "document_index": 1_666, "job_index": 1, "jobname": "job1", "direction": "write",
+        "io_bytes": 16 * 1024, "iops": 2.0, "interrupted": False, "source_line": 5_001}
+    interrupted = df.filter(pl.col("interrupted"))
+    assert interrupted["source_line"].unique().sort().to_list() == [4_502, 4_503, 4_504]

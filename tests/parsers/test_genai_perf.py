@@ -287,3 +287,21 @@ def test_json_look_alikes_do_not_sniff():
         src = text_file("x/profile_export.json", text)
         assert not GenAiPerfJson().sniff(src), text
         assert not GenAiPerfCsv().sniff(src)
+
+
+def test_telemetry_of_thousands_of_gpus_keeps_every_gpu_in_order():
+    n = 5_000
+    text = TELEMETRY_CSV + "Metric,GPU,avg,min,max,p99,p95,p90,p75,p50,p25\n" + "".join(
+        f"GPU Utilization (%),gpu{i},{i % 100}.50,0.00,100.00,100.00,99.00,98.00,80.00,60.00,"
+        f"20.00\n" for i in range(1, n))
+    row = one_row(GenAiPerfCsv(), text_file("x/profile_export_genai_perf.csv", text))
+    telemetry = json.loads(row["telemetry"])
+    utilization = telemetry["gpu_utilization"]
+    assert list(utilization) == ["unit", *(f"gpu{i}" for i in range(n))]  # gpu0 first
+    assert utilization["gpu0"]["avg"] == 55.0
+    assert utilization[f"gpu{n - 1}"] == {
+        "avg": 99.5, "min": 0.0, "max": 100.0, "p99": 100.0, "p95": 99.0, "p90": 98.0,
+        "p75": 80.0, "p50": 60.0, "p25": 20.0}
+    assert list(telemetry) == ["gpu_power_usage", "gpu_utilization", "gpu_power_limit",
+                               "total_gpu_memory"]
+    assert row["telemetry"] == json.dumps(telemetry)  # written as json.dumps writes it

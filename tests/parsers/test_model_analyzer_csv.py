@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 
+import polars as pl
 import pytest
 
 from parsers.base import FormatError
@@ -393,3 +394,41 @@ def test_every_csv_metric_tag_has_a_column():
     assert header_tag("Max Time To First Token (ms)") == "time_to_first_token_max"
     assert header_tag("Accuracy") is None
     assert set(MODEL_ANALYZER_SERVER_ONLY.column_names) >= {"gpu_uuid", "gpu_memory_mb"}
+
+
+# --- a big export, read batch by batch ---------------------------------------------------
+
+def test_a_big_export_is_read_in_batches_with_rows_in_file_order(monkeypatch):
+    monkeypatch.setattr("parsers.csv_frames.BATCH_CELLS", 9 * 1000)  # 1,000 rows a batch
+    n = 5_000
+    lines = [HEADER.strip()] + [
+        f"m{i % 3},1,{i + 1},m{i % 3}_config_{i % 2},{1 + i % 2}:GPU,8,Yes,{i}.5,{i % 100}.25"
+        for i in range(n)]
+    # Read row by row, in the middle of a batch: a multi-model row and a bad cell.
+    lines.insert(1_501, '"a,b","1,1","2,2","a_c0,b_c0","1:GPU,1:GPU","1,1",Yes,'
+                        '"3.0, [1.0,2.0]","1.0, [1.0,1.0]"')
+    lines.insert(3_001, "m,1,2,m_config_0,1:GPU,8,Yes,fast,1.0")
+    parsed = parse_text("\n".join(lines) + "\n")
+    df = parsed.tables[INFERENCE]
+    assert df.height == n + 2  # the multi-model row is two rows
+    assert [(p.location, p.reason) for p in parsed.problems] == [
+        ("line 3002", "'fast' is not a number")]
+    first, last = df.row(0, named=True), df.row(-1, named=True)
+    assert {k: first[k] for k in ("model", "batch_size", "concurrency", "config_variant",
+                                  "base_variant", "instance_group", "instance_count",
+                                  "instance_kind", "max_batch_size", "satisfies_constraints",
+                                  "throughput_per_s", "latency_p99_ms", "occurrence",
+                                  "extra", "source_line")} == {
+        "model": "m0", "batch_size": 1, "concurrency": 1, "config_variant": "m0_config_0",
+        "base_variant": "m0_config_0", "instance_group": "1:GPU", "instance_count": 1,
+        "instance_kind": "GPU", "max_batch_size": 8, "satisfies_constraints": True,
+        "throughput_per_s": 0.5, "latency_p99_ms": 0.25, "occurrence": 1, "extra": None,
+        "source_line": 2}
+    # i = 4999: m1, concurrency 5000, config_1, 2 instances; line 5001 + 2 inserted lines
+    assert (last["model"], last["concurrency"], last["config_variant"], last["instance_count"],
+            last["throughput_per_s"], last["latency_p99_ms"], last["source_line"]) == (
+        "m1", 5_000, "m1_config_1", 2, 4999.5, 99.25, 5_003)
+    split = df.filter(pl.col("source_line") == 1_502)
+    assert split["model"].to_list() == ["a", "b"]
+    assert split["throughput_per_s"].to_list() == [1.0, 2.0]
+    assert df["source_line"].is_sorted()

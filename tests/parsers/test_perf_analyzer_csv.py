@@ -77,3 +77,26 @@ def test_header_only_is_rejected():
 def test_console_log_does_not_sniff_as_csv():
     src = corpus_file(QA + "19.08__16mb_latency_http__onnx_sbatch1_instance1.log")
     assert not PerfAnalyzerCsv().sniff(src)
+
+
+def test_a_big_file_is_read_in_batches_with_rows_in_file_order(monkeypatch):
+    monkeypatch.setattr("parsers.csv_frames.BATCH_CELLS", 4 * 1000)  # 1,000 rows a batch
+    n = 5_000
+    lines = ["Concurrency,Inferences/Second,p99 latency,Avg GPU Utilization,Note"] + [
+        f"{i + 1},{i}.5,{1000 + i},GPU-a:0.5;GPU-b:0.{i % 10}5;,x{i % 2}," for i in range(n)]
+    lines.insert(2_501, "7,slow,1,,")  # held back, in the middle of a batch
+    parsed = PerfAnalyzerCsv().parse(text_file("x/m_sbatch4-results.csv", "\n".join(lines)))
+    df = parsed.tables[TABLE]
+    assert df.height == n
+    assert [p.location for p in parsed.problems] == ["line 2502"]
+    first, last = df.row(0, named=True), df.row(-1, named=True)
+    assert {k: first[k] for k in ("model", "batch_size", "concurrency", "throughput_per_s",
+                                  "latency_p99_ms", "gpu_utilization_pct", "gpu_uuids",
+                                  "extra", "source_line")} == {
+        "model": "m_sbatch4", "batch_size": 4, "concurrency": 1, "throughput_per_s": 0.5,
+        "latency_p99_ms": 1000 * 1e-3, "gpu_utilization_pct": (0.5 * 100 + 0.05 * 100) / 2,
+        "gpu_uuids": "GPU-a;GPU-b", "extra": '{"Note": "x0"}', "source_line": 2}
+    assert (last["concurrency"], last["throughput_per_s"], last["latency_p99_ms"],
+            last["gpu_utilization_pct"], last["extra"], last["source_line"]) == (
+        5_000, 4999.5, 5999 * 1e-3, (0.5 * 100 + 0.95 * 100) / 2, '{"Note": "x1"}', 5_002)
+    assert df["source_line"].is_sorted()

@@ -281,3 +281,34 @@ def test_stray_key_value_line_outside_a_header_is_noise():
     (run,) = runs(header() + ["Running warm up", "Mode: 3 (pinned memory)", *steps((1, 10.0)),
                               *total(10.0)])
     assert (run["mode"], run["header_copies"], run["status"]) == ("training", 1, "ok")
+
+
+def test_a_long_run_printing_every_step_keeps_every_step_and_its_interval():
+    n = 5_000  # --display_every=1
+    rates = [(k, 1000.0 + k % 7) for k in range(1, n + 1)]
+    result = parse(header() + ["Running warm up", "Done warm up", *steps(*rates),
+                               "2000\t120.5 examples/sec", *total(1003.0)])
+    assert result.problems == []
+    df = result.tables[STEPS]
+    assert df.height == n + 1
+    first, last = df.row(0, named=True), df.row(n - 1, named=True)
+    assert first == {
+        "run_index": 1, "rank": None, "phase": "benchmark", "step": 1,
+        "running_mean_images_per_sec": 1001.0, "uncertainty_images_per_sec": 0.0,
+        "jitter_images_per_sec": 0.0, "interval_images_per_sec": 1 / (1 / 1001.0),
+        "loss": 7.5, "loss_not_finite": False, "top1_accuracy_pct": None,
+        "top5_accuracy_pct": None, "logged_at_unix_s": None, "source_line": 18}
+    # step 5000: mean 1000 + 5000 % 7; its interval rate is left out: the means, printed to
+    # 0.1, cannot tell it within 2% so late in a run
+    assert (last["step"], last["running_mean_images_per_sec"], last["source_line"],
+            last["interval_images_per_sec"]) == (5_000, 1002.0, 5_017, None)
+    assert df.row(1, named=True)["interval_images_per_sec"] == 1 / (2 / 1002.0 - 1 / 1001.0)
+    assert df.row(-1, named=True) | {"source_line": 0} == {
+        "run_index": 1, "rank": None, "phase": "eval", "step": 2000,
+        "running_mean_images_per_sec": None, "uncertainty_images_per_sec": None,
+        "jitter_images_per_sec": None, "interval_images_per_sec": 120.5, "loss": None,
+        "loss_not_finite": False, "top1_accuracy_pct": None, "top5_accuracy_pct": None,
+        "logged_at_unix_s": None, "source_line": 0}
+    (run,) = result.tables[RUNS].to_dicts()
+    assert (run["step_count"], run["first_step"], run["last_step"], run["status"]) == (
+        n, 1, n, "ok")
