@@ -21,9 +21,10 @@ $(DAGSTER_HOME)/dagster.yaml:
 run: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml
 	$(BIN)/sizing ingest
 
-## test: install, lint, then the whole test suite
+## test: install, lint, type-check every package, then the whole test suite
 test: $(INSTALLED)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 ## lint: ruff and the type checker

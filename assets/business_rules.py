@@ -56,5 +56,5 @@ def business_check(table: Table, suite: Suite, description: str):
                     f"{type(error).__name__}: {error}" if not isinstance(error, RuntimeError)
                     else str(error))})
 
-    check.__name__ = f"{table.name}_business_rules"
+    check.__name__ = f"{table.name}_business_rules"  # type: ignore[attr-defined]
     return check

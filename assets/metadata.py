@@ -16,10 +16,10 @@ def table_metadata(store: Store, table: Table) -> dict[str, dg.MetadataValue]:
     preview = store.query(f"SELECT * FROM {table.qualified} LIMIT {PREVIEW_ROWS}")
     return {
         "dagster/row_count": dg.MetadataValue.int(int(count)),
-        "dagster/column_schema": dg.TableSchema(columns=[
+        "dagster/column_schema": dg.MetadataValue.table_schema(dg.TableSchema(columns=[
             dg.TableColumn(c.name, c.duckdb_type, description=c.description)
             for c in table.all_columns
-        ]),
+        ])),
         "table": dg.MetadataValue.text(f"{table.schema}.{table.name}"),
         "preview": dg.MetadataValue.md(markdown(preview)),
     }

@@ -62,7 +62,7 @@ def _bandwidth_check(tool: str, name: str, what: str):
                           f"within {tolerance:.0%} (ratio = bandwidth x runtime / bytes)",
                           params=[tolerance])
 
-    check.__name__ = name
+    check.__name__ = name  # type: ignore[attr-defined]
     return check
 
 
