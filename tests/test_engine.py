@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.engine import ingest, mark_derived_complete
+from ingest.engine import ingest
+from ingest.ledger import mark_derived_complete
 from samples import generate
 from store.store import Store, connect
 from transforms.inference.measurements import build_inference_measurements

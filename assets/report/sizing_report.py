@@ -10,7 +10,7 @@ from assets.derived import CHECK_FRESH, MAX_REASON_CHARS, fresh_check
 from assets.keys import REPORT_KEY, table_key
 from assets.keys import table_key as key
 from assets.resources import Warehouse
-from ingest.engine import mark_derived_complete
+from ingest.ledger import mark_derived_complete
 from reports.checks import CheckOutcome
 from reports.paths import report_path
 from reports.report import write_report

@@ -1,0 +1,206 @@
+"""What an ingestion run records besides the rows: the ledger (raw.ingested_files), the
+quarantine, the run's own row, every file's context, and files gone from the raw root
+(missing, or moved); and whether derived tables owe a rebuild."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from ingest.examine import FileOutcome
+from ingest.fingerprint import code_fingerprint
+from ingest.run_context import ContextError, ContextResolver
+from schemas.context import FILE_CONTEXT
+from schemas.ledger import DERIVED_STATUS, INGESTED_FILES, INGESTION_RUNS, QUARANTINE
+from schemas.spec import Table
+from store.store import LedgerEntry, Store
+
+RUN_CONTEXT_FORMAT = "run_context"
+PATH_CONVENTIONS_FORMAT = "path_conventions"
+
+
+@dataclass
+class IngestReport:
+    run_id: str
+    raw_root: Path
+    outcomes: list[FileOutcome]
+    started_at: dt.datetime
+    finished_at: dt.datetime | None = None
+
+    data_changed: bool = True
+    keep_missing: bool = False
+
+    def counts(self) -> Counter[str]:
+        return Counter(o.status for o in self.outcomes)
+
+    def by_format(self) -> dict[str, Counter[str]]:
+        table: dict[str, Counter[str]] = {}
+        for o in self.outcomes:
+            table.setdefault(o.format or "(unrecognised)", Counter())[o.status] += 1
+        return table
+
+
+def rebuild_pending(store: Store) -> bool:
+    """The last run that changed data did not rebuild every derived table: it died first,
+    or a rebuild failed and left a table stale."""
+    last = store.query(f"SELECT derived_complete FROM {INGESTION_RUNS.qualified} "
+                       "WHERE data_changed ORDER BY started_at DESC LIMIT 1")
+    stale = store.query(f"SELECT count(*) AS n FROM {DERIVED_STATUS.qualified} "
+                        "WHERE status = 'stale'")
+    return (not last.is_empty() and not last["derived_complete"][0]) or stale["n"][0] > 0
+
+
+def mark_derived_complete(store: Store, run_id: str) -> None:
+    """Called once the last derived asset (the report) of a data-changing run is written."""
+    store.con.execute(f"UPDATE {INGESTION_RUNS.qualified} SET derived_complete = true "
+                      "WHERE run_id = ? AND data_changed", [run_id])
+
+
+def missing_policy_changed(store: Store, keep_missing: bool) -> bool:
+    """Whether rows of missing files are now to be kept in (or left out of) the core tables
+    when the last rebuild did the opposite."""
+    last = store.query(f"SELECT missing_rows_kept FROM {INGESTION_RUNS.qualified} "
+                       "WHERE data_changed ORDER BY started_at DESC LIMIT 1")
+    return not last.is_empty() and bool(last["missing_rows_kept"][0]) != keep_missing
+
+
+def code_changed(store: Store) -> bool:
+    last = store.query(f"SELECT code_fingerprint FROM {INGESTION_RUNS.qualified} "
+                       "ORDER BY started_at DESC LIMIT 1")
+    return last.is_empty() or last["code_fingerprint"][0] != code_fingerprint()
+
+
+def gone(previous: dict[str, LedgerEntry], seen: set[str], outcomes: list[FileOutcome],
+          purge: bool) -> list[FileOutcome]:
+    """Outcomes of the files no longer where the ledger had them. A file whose bytes (same
+    sha256) loaded under a new path this run was moved: its old rows go, and the new path
+    notes where it came from, so a rename never counts a measurement twice."""
+    arrived = {o.sha256: o for o in outcomes
+               if o.sha256 and o.status in ("loaded", "rejected", "ignored")
+               and o.relpath not in previous}
+    gone = []
+    for path, entry in previous.items():
+        if path in seen:
+            continue
+        moved_to = arrived.pop(entry.sha256, None)
+        if moved_to is not None:
+            moved_to.note = "; ".join(filter(None, [f"moved from {path} (same sha256)",
+                                                    moved_to.note]))
+            gone.append(FileOutcome(path, entry.sha256, entry.size_bytes, entry.mtime_ns,
+                                    entry.format, "purged", f"moved to {moved_to.relpath}"))
+        else:
+            gone.append(_missing(entry, purge))
+    return gone
+
+
+def _missing(entry: LedgerEntry, purge: bool) -> FileOutcome:
+    if purge:
+        return FileOutcome(entry.path, entry.sha256, entry.size_bytes, entry.mtime_ns,
+                           entry.format, "purged", "no longer under the raw root; rows purged")
+    return FileOutcome(entry.path, entry.sha256, entry.size_bytes, entry.mtime_ns, entry.format,
+                       "missing", "no longer under the raw root; its rows stay in the raw "
+                       "tables, left out of core and sizing tables (`sizing ingest "
+                       "--keep-missing` keeps them in, `--purge-missing` drops them)",
+                       entry.parser_version)
+
+
+def kept_ledger(store: Store) -> dict[str, dict]:
+    kept = store.query(f"SELECT path, rows_loaded, rows_quarantined, ingested_at, run_id "
+                       f"FROM {INGESTED_FILES.qualified}")
+    return {r["path"]: r for r in kept.iter_rows(named=True)}
+
+
+def write_rows(store: Store, outcomes: list[FileOutcome], tables: list[Table]) -> None:
+    """Replace the rows of the files these outcomes rewrote, then drop the frames."""
+    rewritten = [o.relpath for o in outcomes
+                 if o.status in ("loaded", "rejected", "ignored", "purged")]
+    store.delete_files(tables, rewritten)
+    store.delete_files([QUARANTINE], rewritten)
+    for table in tables:
+        frames = [o.rows[table.key] for o in outcomes if table.key in o.rows]
+        if frames:
+            store.insert(table, pl.concat(frames, how="vertical"))
+    for o in outcomes:
+        o.release_rows()
+
+
+def write_bookkeeping(store: Store, report: IngestReport, kept: dict[str, dict],
+                       contexts: ContextResolver) -> None:
+    report.finished_at = now()
+    store.insert(QUARANTINE, _quarantine_rows(report))
+    store.replace_all(INGESTED_FILES, _ledger_rows(report, kept))
+    store.replace_all(FILE_CONTEXT, _context_rows(report, contexts))
+    store.insert(INGESTION_RUNS, _run_row(report))
+
+
+def _quarantine_rows(report: IngestReport) -> pl.DataFrame:
+    rows = []
+    for o in report.outcomes:
+        if o.status == "rejected":
+            rows.append({"source_file": o.relpath, "file_sha256": o.sha256, "target_table": None,
+                         "location": "file", "reason": o.error, "row_values": None})
+        if o.status in ("loaded", "rejected"):
+            rows += [{"source_file": o.relpath, "file_sha256": o.sha256,
+                      "target_table": p.table, "location": p.location, "reason": p.reason,
+                      "row_values": p.row_values} for p in o.problems]
+    rows = [{**r, "run_id": report.run_id} for r in rows]
+    return pl.DataFrame(rows, schema=QUARANTINE.polars_schema)
+
+
+def _ledger_rows(report: IngestReport, kept: dict[str, dict]) -> pl.DataFrame:
+    rows = []
+    for o in report.outcomes:
+        if o.status == "purged":
+            continue
+        before = kept.get(o.relpath, {})
+        carried = o.status in ("unchanged", "missing")
+        rows.append({
+            "path": o.relpath, "sha256": o.sha256, "size_bytes": o.size_bytes,
+            "mtime_ns": o.mtime_ns, "format": o.format, "status": o.status,
+            "rows_loaded": before.get("rows_loaded", 0) if carried else o.rows_loaded,
+            "rows_quarantined": before.get("rows_quarantined", 0) if carried
+            else len(o.problems),
+            "error": o.error, "notes": o.note, "parser_version": o.parser_version,
+            "ingested_at": before.get("ingested_at") if carried else report.started_at,
+            "last_seen_at": report.started_at if o.status != "missing"
+            else None,
+            "run_id": before.get("run_id") if carried else report.run_id,
+        })
+    return INGESTED_FILES.conform(pl.DataFrame(rows, schema=INGESTED_FILES.polars_schema))
+
+
+def _context_rows(report: IngestReport, contexts: ContextResolver) -> pl.DataFrame:
+    rows = []
+    for o in report.outcomes:
+        if o.status in ("loaded", "unchanged", "missing") and o.format not in (
+                RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT):
+            try:
+                rows.append({"source_file": o.relpath, **contexts.resolve(o.relpath).row()})
+            except ContextError:
+                continue  # a missing file under a broken run.yaml keeps its rows, no context
+    if not rows:
+        return FILE_CONTEXT.empty_frame()
+    return FILE_CONTEXT.conform(pl.DataFrame(rows, infer_schema_length=None))
+
+
+def _run_row(report: IngestReport) -> pl.DataFrame:
+    counts = report.counts()
+    return INGESTION_RUNS.conform(pl.DataFrame([{
+        "run_id": report.run_id, "started_at": report.started_at,
+        "finished_at": report.finished_at, "raw_root": str(report.raw_root),
+        "files_seen": sum(v for k, v in counts.items() if k != "missing"),
+        "files_loaded": counts["loaded"], "files_unchanged": counts["unchanged"],
+        "files_rejected": counts["rejected"], "files_ignored": counts["ignored"],
+        "files_removed": counts["missing"] + counts["purged"],
+        "data_changed": report.data_changed, "code_fingerprint": code_fingerprint(),
+        "missing_rows_kept": report.keep_missing,
+        "derived_complete": False if report.data_changed else None,
+    }]))
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
