@@ -15,7 +15,7 @@ from pipelines.cli import main
 from reports.docs import all_tables
 from samples import generate
 from schemas.domains import domain_of
-from tests.test_unattended import entries_on_disk
+from tests.test_unattended import entries_on_disk, query
 
 EIGHT_GPU = "training/h100-pod-a/1-node/resnet50-bs256-8gpu.log"
 FIO = "storage/vast-01/fio-seqread-1m.json"
@@ -89,14 +89,6 @@ def ingested(tmp_path, monkeypatch):
     add_every_bad_input(raw)
     assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
     return raw, warehouse
-
-
-def query(warehouse: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(warehouse), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_one_run_over_every_bad_input_builds_everything_within_bounds(ingested):
