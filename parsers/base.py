@@ -11,7 +11,11 @@ from typing import Protocol
 
 import polars as pl
 
+from parsers.numbers import MISSING, number, whole_number
 from schemas.spec import Table
+
+__all__ = ["MISSING", "CsvLine", "FormatError", "Parsed", "Parser", "RowProblem", "SourceFile",
+           "csv_records", "frame", "number", "whole_number"]
 
 
 class FormatError(Exception):
@@ -109,28 +113,6 @@ def csv_records(text: str) -> Iterator[CsvLine]:
         if any(c.strip() for c in cells):
             yield CsvLine(start, [c.strip() for c in cells])
         start = reader.line_num + 1
-
-
-MISSING = frozenset({"", "none", "n/a", "nan", "null", "-"})
-
-
-def number(cell: str | None) -> float | None:
-    """A numeric cell: missing markers become None (never 0); '1,146.31' is 1146.31."""
-    if cell is None or cell.strip().lower() in MISSING:
-        return None
-    try:
-        return float(cell.replace(",", ""))
-    except ValueError:
-        raise ValueError(f"{cell!r} is not a number") from None
-
-
-def whole_number(cell: str | None) -> int | None:
-    value = number(cell)
-    if value is None:
-        return None
-    if not value.is_integer():
-        raise ValueError(f"{cell!r} is not a whole number")
-    return int(value)
 
 
 def frame(rows: list[dict[str, object]], table: Table) -> pl.DataFrame:

@@ -37,15 +37,26 @@ from parsers.csv_frames import (
     text_expr,
     whole_expr,
 )
+from parsers.numbers import NumberError, parse_float, parse_int, truncated, whole
+from parsers.units import (
+    BINARY_PREFIX_BASE,
+    H_TO_S,
+    MB_TO_BYTES,
+    MIB_TO_BYTES,
+    MIN_TO_S,
+    MS_TO_S,
+    MS_TO_US,
+    S_TO_MS,
+    S_TO_US,
+)
 from schemas.elbencho import ELBENCHO_RESULTS
 
-MIB = 1 << 20
 _HEADER = re.compile(r"(?m)^OPERATION\s+RESULT TYPE\s+FIRST DONE\s+LAST DONE\s*$")
 _LINE = re.compile(r"^(?P<phase>[^\s:]+)?[ \t]+(?P<label>\S[^:]*?)\s*:\s*(?P<rest>.*)$")
 _ELAPSED = re.compile(r"^(?:(?P<h>\d+)h)?(?:(?P<m>\d+)m(?!s))?(?:(?P<s>\d+(?:\.\d+)?)s)?"
                       r"(?:(?P<ms>\d+)ms)?$")
 _LATENCY = re.compile(r"(min|avg|max)=([\d.]+)(us|ms|s)\b")
-_LATENCY_SCALE = {"us": 1.0, "ms": 1e3, "s": 1e6}
+_LATENCY_SCALE = {"us": 1.0, "ms": MS_TO_US, "s": S_TO_US}
 _ENTRIES_RATE = re.compile(r"^(?!Mi?B/)\w+/s(?: write)?$")
 _ENTRIES = re.compile(r"^(?!Mi?B |IOs )\w+ (?:total|write)$")
 _STAT = {"min": "min", "avg": "mean", "max": "max"}
@@ -167,8 +178,8 @@ def _row(measured: Measured, config: dict[str, object]) -> dict[str, object]:
         "direction": direction,
         "access": None if direction is None else
         ("random" if config.get("random_offsets") else "sequential"),
-        "total_threads": threads * hosts if isinstance(threads, int) and isinstance(hosts, int)
-        else None,
+        "total_threads": whole(threads * hosts, "threads x hosts")
+        if isinstance(threads, int) and isinstance(hosts, int) else None,
         "elapsed_first_s": v.get("elapsed_s_first"),
         "elapsed_s": v["elapsed_s"],
         "bandwidth_first_bytes_per_s": _sum(v.get("bw_first"), v.get("rw_bw_first")),
@@ -177,9 +188,9 @@ def _row(measured: Measured, config: dict[str, object]) -> dict[str, object]:
         "iops": _sum(v.get("iops"), v.get("rw_iops")),
         "rwmix_read_bandwidth_bytes_per_s": v.get("rw_bw"),
         "rwmix_read_iops": v.get("rw_iops"),
-        "total_bytes": _int(_sum(v.get("bytes"), v.get("rw_bytes"))),
+        "total_bytes": _int(_sum(v.get("bytes"), v.get("rw_bytes")), "total bytes"),
         "entries_per_s": v.get("entries_per_s"),
-        "entries": _int(v.get("entries")),
+        "entries": _int(v.get("entries"), "entries"),
         **{k: v.get(k) for k in _LATENCY_COLUMNS},
         "cpu_pct": v.get("cpu_pct"),
         "source_line": measured.line,
@@ -203,8 +214,8 @@ def _sum(a: float | None, b: float | None) -> float | None:
     return None if a is None and b is None else (a or 0.0) + (b or 0.0)
 
 
-def _int(value: float | None) -> int | None:
-    return None if value is None else int(value)
+def _int(value: float | None, what: str) -> int | None:
+    return None if value is None else truncated(value, what)
 
 
 def _finish(measured: Measured, config: dict[str, object], rows: list[dict[str, object]],
@@ -227,13 +238,14 @@ def _text_value(m: Measured, label: str, rest: str) -> None:
         if label.split()[-2] in ("rd", "wr"):
             return  # per-direction latency of a mixed phase: no single mean to report
         for stat, value, unit in _LATENCY.findall(rest):
-            m.values[f"{kind}latency_{_STAT[stat]}_us"] = float(value) * _LATENCY_SCALE[unit]
+            m.values[f"{kind}latency_{_STAT[stat]}_us"] = parse_float(value, "latency") * \
+                _LATENCY_SCALE[unit]
         return
     cells = rest.split()
     if len(cells) != 2 or rest.startswith("["):
         return  # per-worker lists, histograms, percentiles: not phase totals
     first, last = cells
-    unit = MIB if "MiB" in label else 1e6 if "MB" in label else 1.0
+    unit = MIB_TO_BYTES if "MiB" in label else MB_TO_BYTES if "MB" in label else 1.0
     if label in ("Elapsed ms", "Elapsed time"):
         m.put("elapsed_s", _seconds(first), _seconds(last))
     elif label in ("IOPS", "IOPS write"):
@@ -245,9 +257,9 @@ def _text_value(m: Measured, label: str, rest: str) -> None:
     elif label in ("MiB/s read", "MB/s read"):
         m.put("rw_bw", _scaled(first, unit), _scaled(last, unit))
     elif label in ("Total MiB", "MiB write"):
-        m.put("bytes", _scaled(first, MIB), _scaled(last, MIB))
+        m.put("bytes", _scaled(first, MIB_TO_BYTES), _scaled(last, MIB_TO_BYTES))
     elif label == "MiB read":
-        m.put("rw_bytes", _scaled(first, MIB), _scaled(last, MIB))
+        m.put("rw_bytes", _scaled(first, MIB_TO_BYTES), _scaled(last, MIB_TO_BYTES))
     elif label == "CPU util %":
         m.put("cpu_pct", number(first), number(last))
     elif _ENTRIES_RATE.match(label):  # Files/s, Dirs/s: the first one is the phase's entries
@@ -259,12 +271,12 @@ def _text_value(m: Measured, label: str, rest: str) -> None:
 def _seconds(cell: str) -> float:
     """'45253' (2.x, ms) or 3.x human strings: '1ms', '1.001s', '2m3.456s', '3h25m45s'."""
     if cell.isdigit():
-        return int(cell) / 1000
+        return parse_int(cell, "elapsed ms") / S_TO_MS
     match = _ELAPSED.match(cell)
     if not match or not any(match.groups()):
         raise ValueError(f"{cell!r} is not an elbencho elapsed time")
     h, mins, s, ms = (float(g) if g else 0.0 for g in match.groups())
-    return h * 3600 + mins * 60 + s + ms / 1000
+    return h * H_TO_S + mins * MIN_TO_S + s + ms / S_TO_MS
 
 
 def _scaled(cell: str, unit: float) -> float | None:
@@ -294,6 +306,14 @@ def _command_config(line: str) -> dict[str, object]:
         tokens = line.replace('"', "").split()
     options = _options(tokens[1:])
     hosts = options.get("hosts")
+    try:
+        return _command_options(options, hosts, line)
+    except NumberError as exc:
+        raise FormatError(f"COMMAND LINE: {exc}") from None
+
+
+def _command_options(options: dict[str, str | bool], hosts: object,
+                     line: str) -> dict[str, object]:
     return {
         "threads": _count(options.get("threads")),
         "hosts": _host_count(hosts) if isinstance(hosts, str) else None if
@@ -339,20 +359,22 @@ def _bytes(cell: object) -> int | None:
     match = _SIZE.match(cell) if isinstance(cell, str) else None
     if not match:
         return None
-    return int(match.group(1)) * 1024 ** "_kmgtpe".index(match.group(2).lower() or "_")
+    power = "_kmgtpe".index(match.group(2).lower() or "_")
+    return whole(parse_int(match.group(1), "size") * BINARY_PREFIX_BASE ** power, shown_as=cell)
 
 
 def _count(cell: object) -> int | None:
-    return int(cell) if isinstance(cell, str) and cell.isdigit() else None
+    return parse_int(cell) if isinstance(cell, str) and cell.isdigit() else None
 
 
 # ---- CSV result file -------------------------------------------------------------------------
 
 _CSV_PAIRS = {  # csv label stem -> (key, scale)
-    "time ms": ("elapsed_s", 1e-3), "IOPS": ("iops", 1.0), "MiB/s": ("bw", MIB),
-    "MiB": ("bytes", MIB), "entries/s": ("entries_per_s", 1.0), "entries": ("entries", 1.0),
+    "time ms": ("elapsed_s", MS_TO_S), "IOPS": ("iops", 1.0), "MiB/s": ("bw", MIB_TO_BYTES),
+    "MiB": ("bytes", MIB_TO_BYTES), "entries/s": ("entries_per_s", 1.0),
+    "entries": ("entries", 1.0),
     "CPU%": ("cpu_pct", 1.0), "rwmix read IOPS": ("rw_iops", 1.0),
-    "rwmix read MiB/s": ("rw_bw", MIB), "rwmix read MiB": ("rw_bytes", MIB),
+    "rwmix read MiB/s": ("rw_bw", MIB_TO_BYTES), "rwmix read MiB": ("rw_bytes", MIB_TO_BYTES),
 }
 _CSV_LATENCY = {"IO lat us": "", "Ent lat us": "entry_"}
 

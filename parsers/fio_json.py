@@ -8,7 +8,6 @@ Units are decided by key name and version, never by magnitude: `clat`/`lat` are 
 from __future__ import annotations
 
 import json
-import math
 import re
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame
@@ -23,6 +22,8 @@ from parsers.fio_rows import (
     only_messages,
     rows,
 )
+from parsers.numbers import parse_float, to_float, to_int, whole
+from parsers.units import KIB_TO_BYTES, S_TO_MS, US_TO_NS
 from schemas.fio import FIO_JOBS
 from schemas.spec import Table
 
@@ -142,9 +143,9 @@ def _direction(job: dict, name: str) -> Measurement | None:
     if not io_bytes and not total_ios:
         return None
     if io_bytes is not None and "io_kbytes" not in stats:
-        io_bytes *= 1024  # fio <= 2.20 wrote KiB under this name
+        io_bytes *= KIB_TO_BYTES  # fio <= 2.20 wrote KiB under this name
     m = Measurement(direction=name, io_bytes=io_bytes, total_ios=total_ios,
-                    iops=_number(stats, "iops"), runtime_s=_divided(stats, "runtime", 1000))
+                    iops=_number(stats, "iops"), runtime_s=_divided(stats, "runtime", S_TO_MS))
     m.bandwidth_bytes_per_s = _bandwidth(stats)
     m.slat = _latency(stats, "slat")
     m.clat = _latency(stats, "clat")
@@ -157,13 +158,13 @@ def _bandwidth(stats: dict) -> float | None:
     if stats.get("bw_bytes") is not None:
         return _number(stats, "bw_bytes")
     kib = _number(stats, "bw")
-    return None if kib is None else kib * 1024
+    return None if kib is None else kib * KIB_TO_BYTES
 
 
 def _latency_object(stats: dict, kind: str) -> tuple[dict | None, float]:
     """The stats object of one latency kind and its divisor to µs."""
     if isinstance(stats.get(f"{kind}_ns"), dict):
-        return stats[f"{kind}_ns"], 1000.0
+        return stats[f"{kind}_ns"], US_TO_NS
     if isinstance(stats.get(kind), dict):
         return stats[kind], 1.0
     return None, 1.0
@@ -192,10 +193,7 @@ def _add_percentiles(m: Measurement, stats: dict) -> None:
 
 
 def _percent(key: str) -> float:
-    try:
-        return float(key)
-    except ValueError:
-        raise ValueError(f"percentile key {key!r} is not a number") from None
+    return parse_float(key, "percentile key")
 
 
 def _has_bins(stats: object) -> bool:
@@ -211,31 +209,21 @@ def _bins_total(bins: object) -> int | None:
     counts = [v for k, v in bins.items() if not str(k).startswith("FIO_")]
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in counts):
         raise ValueError("json+ bins hold a non-integer count")
-    return sum(counts)
+    return whole(sum(counts), "json+ bins total")
 
 
 # ---- typed access --------------------------------------------------------------------------
 
 def _number(obj: dict, key: str) -> float | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{key}: {value!r} is not a number")
-    return None if math.isnan(value) else float(value)
+    return to_float(obj.get(key), key)
 
 
 def _whole(obj: dict, key: str) -> int | None:
-    value = _number(obj, key)
-    if value is None:
-        return None
-    if not value.is_integer():
-        raise ValueError(f"{key}: {value!r} is not a whole number")
-    return int(value)
+    return to_int(obj.get(key), key)
 
 
 def _divided(obj: dict, key: str, divisor: float) -> float | None:
-    """Unit conversion by division (ms / 1000 keeps 120.002 exact, * 1e-3 would not)."""
+    """Unit conversion by division (ms / S_TO_MS keeps 120.002 exact, * MS_TO_S would not)."""
     value = _number(obj, key)
     return None if value is None else value / divisor
 

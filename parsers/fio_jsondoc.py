@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from parsers.fio_rows import is_interrupt
+from parsers.numbers import decoder
 
 # Up to fio 3.3 every percentile object is padded to 20 entries with '"0.00" : 0'.
 _PADDING_KEY = "0.00"
@@ -45,7 +46,7 @@ def _object(pairs: list[tuple[str, object]]) -> dict:
     return {key: value for key, value in pairs if key != _PADDING_KEY}
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_object)
+_DECODER = decoder(object_pairs_hook=_object)
 
 
 def scan(text: str) -> Scan:

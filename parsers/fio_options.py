@@ -12,14 +12,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from parsers.numbers import INT64_MAX, INT64_MIN, MAX_DIGITS, NumberError, parse_int
+from parsers.units import (
+    BINARY_PREFIX_BASE,
+    D_TO_S,
+    DECIMAL_PREFIX_BASE,
+    H_TO_S,
+    MIN_TO_S,
+    MS_TO_S,
+    US_TO_S,
+)
+
 DIRECTIONS = ("read", "write", "trim")
 DEFAULT_BLOCK_SIZE = 4096
 
 _SIZE = re.compile(r"^\s*(0x[0-9a-f]+|\d+)\s*([a-z%]*)\s*$", re.IGNORECASE)
 _TIME = re.compile(r"^\s*(\d+)\s*([a-z]*)\s*$", re.IGNORECASE)
 _POWERS = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
-_SECONDS = {"": 1.0, "us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0,
-            "m": 60.0, "h": 3600.0, "d": 86400.0}
+_SECONDS = {"": 1.0, "us": US_TO_S, "usec": US_TO_S, "ms": MS_TO_S, "msec": MS_TO_S, "s": 1.0,
+            "m": MIN_TO_S, "h": H_TO_S, "d": D_TO_S}
 
 
 def size_bytes(value: str | None, kb_base: int = 1024) -> int | None:
@@ -29,14 +40,21 @@ def size_bytes(value: str | None, kb_base: int = 1024) -> int | None:
     if match is None:
         return None
     digits, suffix = match.group(1), match.group(2).lower()
+    if len(digits) > MAX_DIGITS:  # an option is informative: one that cannot be a size is unknown
+        return None
     number = int(digits, 16) if digits.lower().startswith("0x") else int(digits)
     if "%" in suffix:
         return None
     if not suffix or suffix[0] not in _POWERS:
-        return number  # '4096', '4096b'
+        return _int64(number)  # '4096', '4096b'
     iec = suffix[1:3] == "ib"
-    base = kb_base if not iec else (1000 if kb_base == 1024 else 1024)
-    return number * base ** _POWERS[suffix[0]]
+    base = kb_base if not iec else (DECIMAL_PREFIX_BASE if kb_base == BINARY_PREFIX_BASE
+                                    else BINARY_PREFIX_BASE)
+    return _int64(number * base ** _POWERS[suffix[0]])
+
+
+def _int64(number: int) -> int | None:
+    return number if INT64_MIN <= number <= INT64_MAX else None
 
 
 def seconds(value: str | None) -> float | None:
@@ -44,12 +62,19 @@ def seconds(value: str | None) -> float | None:
     match = _TIME.match(value or "")
     if match is None or match.group(2).lower() not in _SECONDS:
         return None
+    if len(match.group(1)) > MAX_DIGITS:
+        return None
     return int(match.group(1)) * _SECONDS[match.group(2).lower()]
 
 
 def whole(value: str | None) -> int | None:
     value = (value or "").strip()
-    return int(value) if value.isdigit() else None
+    if not value.isdigit():
+        return None
+    try:
+        return parse_int(value)
+    except NumberError:  # informative only: an option that is not a 64-bit count is unknown
+        return None
 
 
 def is_set(value: str | None) -> bool | None:

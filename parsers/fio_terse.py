@@ -29,6 +29,8 @@ from parsers.fio_rows import (
     message_summary,
     rows,
 )
+from parsers.numbers import parse_float, whole
+from parsers.units import KIB_TO_BYTES, S_TO_MS
 from schemas.fio import FIO_JOBS
 from schemas.spec import Table
 
@@ -242,15 +244,15 @@ def _block(block: list[str], direction: str, version: int) -> Measurement | None
     if not io_kib:
         return None
     count = len(block) - _FIXED - _AFTER_PERCENTILES - (_V5_EXTRA if version == 5 else 0)
-    m = Measurement(direction=direction, io_bytes=io_kib * 1024,
-                    bandwidth_bytes_per_s=_scaled(block[1], 1024), iops=number(block[2]),
+    m = Measurement(direction=direction, io_bytes=whole(io_kib * KIB_TO_BYTES, "io KiB"),
+                    bandwidth_bytes_per_s=_scaled(block[1], KIB_TO_BYTES), iops=number(block[2]),
                     runtime_s=_milliseconds(block[3]))
     m.slat = _latency(block[4:8])
     m.clat = _latency(block[8:12])
     m.lat = _latency(block[_FIXED + count:_FIXED + count + 4])
     pairs = [_PERCENTILE.match(f) for f in block[_FIXED:_FIXED + count]]
-    m.percentiles_us = {float(p.group(1)): float(p.group(2)) for p in pairs
-                        if p and float(p.group(1)) > 0}  # '0%=0' fills unused slots
+    m.percentiles_us = {parse_float(p.group(1)): parse_float(p.group(2)) for p in pairs
+                        if p and parse_float(p.group(1)) > 0}  # '0%=0' fills unused slots
     m.percentile_basis = "clat" if m.percentiles_us else None
     return m
 
@@ -261,7 +263,7 @@ def _latency(values: list[str]) -> Latency:
 
 def _milliseconds(cell: str) -> float | None:
     value = number(cell)
-    return None if value is None else value / 1000
+    return None if value is None else value / S_TO_MS
 
 
 def _scaled(cell: str, factor: float) -> float | None:
@@ -272,4 +274,4 @@ def _scaled(cell: str, factor: float) -> float | None:
 def _percent(cell: str) -> float | None:
     if not _PERCENT.match(cell):
         raise ValueError(f"CPU field {cell!r} is not a percentage")
-    return float(cell.rstrip("%"))
+    return parse_float(cell.rstrip("%"), "CPU field")

@@ -25,6 +25,8 @@ from parsers.fio_rows import (
     message_summary,
     rows,
 )
+from parsers.numbers import NumberError, parse_float, parse_int, rounded
+from parsers.units import S_TO_MS
 from schemas.fio import FIO_JOBS
 from schemas.spec import Table
 
@@ -124,18 +126,26 @@ class _Reader:
             self.version = stripped
 
     def _start_job(self, number: int, line: str, job: re.Match[str]) -> None:
+        try:
+            groupid, reported_jobs, error_code = (parse_int(job[k], k) for k in
+                                                  ("groupid", "jobs", "err"))
+        except NumberError as exc:
+            raise FormatError(f"line {number}: job header {exc}") from None
         self._end_job()
         if self.run_closed:
             self.run, self.jobs_in_run, self.run_closed = self.run + 1, 0, False
         self.preamble = False
         entry = Entry(
             document_index=self.run, job_index=self.jobs_in_run, format_variant="normal",
-            jobname=job["name"], groupid=int(job["groupid"]), fio_version=self.version,
-            reported_jobs=int(job["jobs"]), error_code=int(job["err"]),
+            jobname=job["name"], groupid=groupid, fio_version=self.version,
+            reported_jobs=reported_jobs, error_code=error_code,
             error_message=job["verr"], source_line=number,
         )
         header = self.headers.get(job["name"])
-        entry.settings, entry.options = _settings(header, entry.reported_jobs)
+        try:
+            entry.settings, entry.options = _settings(header, entry.reported_jobs)
+        except NumberError as exc:
+            raise FormatError(f"line {number}: job options {exc}") from None
         self.entries.append(entry)
         self.jobs_in_run += 1
         self.block = _Block(entry, [line])
@@ -159,9 +169,10 @@ def _settings(header: _Header | None, reported_jobs: int | None) -> tuple[Settin
     if header is None:
         return Settings(group_reporting=grouped), {}
     values = header.values
+    iodepth = values.get("iodepth", "")
     found = Settings(rw=header.rw, ioengine=values.get("ioengine"),
-                     iodepth=int(values["iodepth"]) if values.get("iodepth", "").isdigit()
-                     else None, group_reporting=grouped)
+                     iodepth=parse_int(iodepth, "iodepth") if iodepth.isdigit() else None,
+                     group_reporting=grouped)
     if "bs" in values:
         found.block_sizes = g.block_sizes(values["bs"])
     return found, {"rw": header.rw, **values}
@@ -186,7 +197,8 @@ def _job_line(block: _Block, line: str) -> None:
     elif (latency := g.LATENCY.match(line)) and block.current is not None:
         setattr(block.current, latency["kind"], _latency(latency))
     elif cpu := g.CPU.match(line):
-        block.entry.usr_cpu_pct, block.entry.sys_cpu_pct = float(cpu["usr"]), float(cpu["sys"])
+        block.entry.usr_cpu_pct = parse_float(cpu["usr"], "usr")
+        block.entry.sys_cpu_pct = parse_float(cpu["sys"], "sys")
     elif (issued := g.issued(line)) is not None:
         block.issued = issued
 
@@ -205,13 +217,13 @@ def _percentile_target(current: Measurement | None, line: str) -> tuple[Measurem
 
 
 def _measurement(match: re.Match[str], legacy: bool) -> Measurement:
-    runtime_ms = int(match["runt"])
+    runtime_ms = parse_int(match["runt"], "runt")
     return Measurement(
         direction=match["dir"],
-        io_bytes=round(g.size(match["io"], match["iou"], legacy)),
+        io_bytes=rounded(g.size(match["io"], match["iou"], legacy), "io"),
         bandwidth_bytes_per_s=g.size(match["bw"], match["bwu"], legacy),
         iops=g.count(match["iops"]),
-        runtime_s=runtime_ms / 1000,
+        runtime_s=runtime_ms / S_TO_MS,
     )
 
 

@@ -9,6 +9,20 @@ from __future__ import annotations
 
 import re
 
+from parsers.numbers import parse_float, parse_int, truncated
+from parsers.units import (
+    BILLIONS,
+    BINARY_PREFIX_BASE,
+    BYTE_TO_BITS,
+    DECIMAL_PREFIX_BASE,
+    MILLIONS,
+    MS_TO_US,
+    QUADRILLIONS,
+    THOUSANDS,
+    TRILLIONS,
+    US_TO_NS,
+)
+
 # '<name>: (groupid=0, jobs=4): err= 0: pid=2300: <ctime>' or 'err= 5 (Input/output error)'.
 # Progress lines captured without a TTY can be glued in front ('...[eta 00m:00s]name: (...').
 JOB = re.compile(r"^(?:Jobs: .*\[eta [^\]]*\]\s*)?(?P<name>.*): \(groupid=(?P<groupid>\d+), "
@@ -37,7 +51,8 @@ ISSUED_OLD = re.compile(r"^\s+issued\s*: total=r=(?P<r>\d+)/w=(?P<w>\d+)(?:/d=(?
 RUN_STATUS = re.compile(r"^Run status group \d+ \(all jobs\):")
 DISK_STATS = re.compile(r"^Disk stats \(read/write\):")
 
-_SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
+_SUFFIX = {"": 1.0, "k": THOUSANDS, "m": MILLIONS, "g": BILLIONS, "t": TRILLIONS,
+           "p": QUADRILLIONS}
 _PREFIX_POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5, "e": 6}
 _COUNT = re.compile(r"^\s*([\d.]+)\s*([kKMGTP]?)\s*$")
 _SIZE = re.compile(r"^\s*([\d.]+)\s*([A-Za-z]*)\s*$")
@@ -48,7 +63,7 @@ def count(token: str) -> float:
     match = _COUNT.match(token)
     if match is None:
         raise ValueError(f"{token!r} is not a fio number")
-    return float(match.group(1)) * _SUFFIX[match.group(2).lower()]
+    return parse_float(match.group(1)) * _SUFFIX[match.group(2).lower()]
 
 
 def size(value: str, unit: str, legacy: bool) -> float:
@@ -61,8 +76,9 @@ def size(value: str, unit: str, legacy: bool) -> float:
     if prefix not in _PREFIX_POWER:
         raise ValueError(f"unknown size unit {unit!r}")
     binary = iec or legacy or (not unit.endswith("B") and not bits)
-    amount = float(value) * (1024 if binary else 1000) ** _PREFIX_POWER[prefix]
-    return amount / 8 if bits else amount
+    base = BINARY_PREFIX_BASE if binary else DECIMAL_PREFIX_BASE
+    amount = parse_float(value) * base ** _PREFIX_POWER[prefix]
+    return amount / BYTE_TO_BITS if bits else amount
 
 
 def size_token(token: str, legacy: bool) -> float:
@@ -75,22 +91,22 @@ def size_token(token: str, legacy: bool) -> float:
 def to_us(value: float, unit: str) -> float:
     """A latency in fio's printed unit (nsec, usec, msec) in µs."""
     if unit == "nsec":
-        return value / 1000
-    return value * 1000 if unit == "msec" else value
+        return value / US_TO_NS
+    return value * MS_TO_US if unit == "msec" else value
 
 
 def percentiles(line: str, unit: str) -> dict[float, float]:
-    return {float(p): to_us(int(v), unit) for p, v in PERCENTILE.findall(line)}
+    return {parse_float(p): to_us(parse_int(v), unit) for p, v in PERCENTILE.findall(line)}
 
 
 def issued(line: str) -> list[int] | None:
     """Issued I/O counts per direction (read, write, trim[, sync])."""
     match = ISSUED.match(line)
     if match:
-        return [int(v) for v in match.group("totals").split(",") if v]
+        return [parse_int(v, "issued") for v in match.group("totals").split(",") if v]
     match = ISSUED_OLD.match(line)
     if match:
-        return [int(match.group(k) or 0) for k in ("r", "w", "d")]
+        return [parse_int(match.group(k) or "0", "issued") for k in ("r", "w", "d")]
     return None
 
 
@@ -125,4 +141,4 @@ def _fixed_size(low: str, high: str, legacy: bool) -> int | None:
         low_bytes, high_bytes = size_token(low, legacy), size_token(high, legacy)
     except ValueError:  # the header is informative only: an odd unit leaves it unknown
         return None
-    return int(low_bytes) if low_bytes == high_bytes else None
+    return truncated(low_bytes) if low_bytes == high_bytes else None

@@ -9,15 +9,20 @@ result of a failed run. Everything else in the file (prose, other tools' output)
 from __future__ import annotations
 
 import json
+import math
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, number
+from parsers.numbers import NumberError, parse_float, parse_int, whole
+from parsers.units import BINARY_PREFIX_BASE, GIB_TO_BYTES, KIB_TO_BYTES
 from schemas.gdsio import GDSIO_RESULTS
 
-KIB = 1024
-GIB = 1 << 30
+T = TypeVar("T")
+
 _SNIFF_BYTES = 1 << 20
 
 IO_TYPES = {"0": "READ", "1": "WRITE", "2": "RANDREAD", "3": "RANDWRITE"}  # -I
@@ -93,7 +98,7 @@ class Command:
             "gpu_index": _int(self.flags.get("d")),
             "target_path": target,
             "file_size_bytes": _size(self.flags.get("s")),
-            "requested_runtime_s": float(runtime) if runtime and runtime.isdigit() else None,
+            "requested_runtime_s": _flag(runtime, "T", parse_float),
             "command_line": self.line,
         }
 
@@ -175,20 +180,23 @@ class _Scan:
 
 def _result_row(m: re.Match[str]) -> dict[str, object]:
     io_type, xfer = m["io_type"], m["xfer"]
-    done_kib, io_size = int(m["done"]), m["io_size"]
-    io_kib = int(io_size) if io_size.isdigit() else None
+    done_kib, io_size = parse_int(m["done"], "DataSetSize"), m["io_size"]
+    io_kib = parse_int(io_size, "IOSize") if io_size.isdigit() else None
     elapsed = _positive("total_time", m["time"])
-    depth, ops = _int(m["depth"]), int(m["ops"])
+    depth = parse_int(m["depth"], "IoDepth") if m["depth"] else None
+    ops = parse_int(m["ops"], "ops")
     return {
         **_kind(io_type, xfer),
-        "threads": int(m["threads"]),
+        "threads": parse_int(m["threads"], "Threads"),
         "io_depth": depth,
-        "io_size_bytes": io_kib * KIB if io_kib is not None else None,
+        "io_size_bytes": whole(io_kib * KIB_TO_BYTES, "IOSize bytes")
+        if io_kib is not None else None,
         "io_size_range": None if io_kib is not None else io_size,
-        "dataset_done_bytes": done_kib * KIB,
-        "dataset_target_bytes": int(m["target"]) * KIB,
+        "dataset_done_bytes": whole(done_kib * KIB_TO_BYTES, "DataSetSize bytes"),
+        "dataset_target_bytes": whole(parse_int(m["target"], "DataSetSize target")
+                                      * KIB_TO_BYTES, "DataSetSize target bytes"),
         "elapsed_s": elapsed,
-        "throughput_bytes_per_s": _positive("Throughput", m["gib"]) * GIB,
+        "throughput_bytes_per_s": _positive("Throughput", m["gib"]) * GIB_TO_BYTES,
         "iops": _iops(done_kib, io_kib, ops, depth, elapsed),
         "latency_mean_us": _positive("Avg_Latency", m["lat"]),
         "ops_reported": ops,
@@ -209,7 +217,7 @@ def _command_row(cmd: Command) -> dict[str, object]:
         "threads": 1 if batch else workers,
         "io_depth": workers if batch else None,
         "io_size_bytes": io_size,
-        "dataset_target_bytes": size * workers if size is not None and workers else None,
+        "dataset_target_bytes": _flag_product(size, workers),
         "is_verify_readback": False,
         **cmd.fields(),
     }
@@ -253,7 +261,7 @@ def _ops_unit(done_kib: int, io_kib: int | None, ops: int, depth: int | None) ->
 
 def _positive(label: str, cell: str) -> float:
     value = number(cell)
-    if value is None or value != value or value in (float("inf"), float("-inf")) or value < 0:
+    if value is None or not math.isfinite(value) or value < 0:
         raise ValueError(f"{label} {cell!r} is not a non-negative number")
     return value
 
@@ -287,8 +295,31 @@ def _size(cell: str | None) -> int | None:
     match = _SIZE.match(cell or "")
     if not match:
         return None
-    return int(match.group(1)) * 1024 ** "_kmgt".index(match.group(2).lower() or "_")
+    power = "_kmgt".index(match.group(2).lower() or "_")
+    return _flag(match.group(1), "s/-i", lambda digits: whole(
+        parse_int(digits) * BINARY_PREFIX_BASE ** power, shown_as=cell))
 
 
 def _int(cell: str | None) -> int | None:
-    return int(cell) if cell and cell.isdigit() else None
+    return _flag(cell, "d/-w", parse_int) if cell and cell.isdigit() else None
+
+
+def _flag(cell: str | None, flag: str, read: Callable[[str], T]) -> T | None:
+    """A command-line flag's number; one that does not fit rejects the file (the command
+    says what every result of the file is)."""
+    if not cell or not cell.isdigit():
+        return None
+    try:
+        return read(cell)
+    except NumberError as exc:
+        raise FormatError(f"gdsio command line flag -{flag}: {exc}") from None
+
+
+def _flag_product(size: int | None, workers: int | None) -> int | None:
+    if size is None or not workers:
+        return None
+    try:
+        return whole(size * workers)
+    except NumberError:
+        raise FormatError(f"gdsio command line: -s {size} bytes x -w {workers} workers is "
+                          "outside the 64-bit integer range") from None

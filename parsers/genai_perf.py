@@ -8,13 +8,24 @@ conversion, identity (model, load level) and version hint are decided in one pla
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from parsers.base import CsvLine, FormatError, Parsed, SourceFile, frame, number
 from parsers.csv_frames import stream_records
+from parsers.numbers import (
+    NumberError,
+    as_float,
+    is_number,
+    loads,
+    parse_float,
+    parse_int,
+    shown,
+    to_float,
+    whole,
+)
+from parsers.units import MS_TO_NS, MS_TO_S, MS_TO_US
 from schemas.genai_perf import (
     DISTRIBUTIONS,
     GENAI_PERF,
@@ -25,7 +36,9 @@ from schemas.genai_perf import (
 )
 from schemas.spec import Table
 
-_PER_MS = {"ns": 1e6, "us": 1e3, "µs": 1e3, "ms": 1.0, "s": 1e-3, "sec": 1e-3}
+# A time in the unit divided by this is in ms (division, as the exports were always read).
+_PER_MS = {"ns": MS_TO_NS, "us": MS_TO_US, "µs": MS_TO_US, "ms": 1.0, "s": MS_TO_S,
+           "sec": MS_TO_S}
 _ALIASES = {  # names older versions used -> current JSON keys
     "num_output_token": "output_sequence_length",
     "num_input_token": "input_sequence_length",
@@ -130,6 +143,9 @@ def _read_csv(records: Iterable[CsvLine]) -> Export:
     header: list[str] | None = None
     for rec in records:
         if rec.cells[0] == "Metric":
+            if len(rec.cells) < 2:
+                raise FormatError(f"line {rec.number}: a 'Metric' header row without value "
+                                  "columns (expected 'Metric,avg,...' or 'Metric,Value')")
             header = rec.cells
         elif header is None:
             raise FormatError(f"line {rec.number}: expected a 'Metric,...' header row, "
@@ -191,7 +207,7 @@ def _cell(label: str, stat: str, cell: str, line: int) -> float | None:
 
 def _read_json(text: str) -> Export:
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(f"not valid JSON: {exc.msg} at line {exc.lineno} column "
                           f"{exc.colno} (char {exc.pos})") from None
@@ -217,16 +233,11 @@ def _json_metric(key: str, value: dict) -> Metric:
 
 
 def _json_number(key: str, stat: str, value: object) -> float | None:
-    if isinstance(value, bool):
-        raise FormatError(f"{key}.{stat}: {value!r} is not a number")
-    if isinstance(value, int | float):
-        return None if math.isnan(value) else float(value)
-    if value is None or isinstance(value, str):
-        try:
-            return number(value)
-        except ValueError:
-            pass
-    raise FormatError(f"{key}.{stat}: {value!r} is not a number")
+    """A number, or a number as text ('1,146.31', 'N/A'); NaN and ±inf are kept."""
+    try:
+        return number(value) if isinstance(value, str) else to_float(value)
+    except ValueError:
+        raise FormatError(f"{key}.{stat}: {shown(value)} is not a number") from None
 
 
 # ---- shared row building -------------------------------------------------------------------
@@ -296,9 +307,10 @@ def _scalar(key: str, metric: Metric) -> float | int | None:
     value = metric.stats.get("avg")
     if key != "request_count" or value is None:
         return value
-    if not value.is_integer():
-        raise FormatError(f"{metric.label}: {value} is not a whole number of requests")
-    return int(value)
+    try:
+        return whole(value)
+    except NumberError:
+        raise FormatError(f"{metric.label}: {value} is not a whole number of requests") from None
 
 
 def _per_ms(key: str, metric: Metric) -> float:
@@ -376,22 +388,19 @@ def _model(value: object) -> str | None:
 
 def _whole(value: object, what: str) -> int | None:
     number_ = _real(value, what)
-    if number_ is None:
-        return None
-    if not number_.is_integer():
-        raise FormatError(f"input_config {what} {value!r} is not a whole number")
-    return int(number_)
+    try:
+        return None if number_ is None else whole(number_)
+    except NumberError:
+        raise FormatError(f"input_config {what} {shown(value)} is not a whole number within "
+                          "the 64-bit integer range") from None
 
 
 def _real(value: object, what: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
     try:
-        return number(str(value))
+        return as_float(value) if is_number(value) else number(None if value is None
+                                                               else str(value))
     except ValueError:
-        raise FormatError(f"input_config {what} {value!r} is not a number") from None
+        raise FormatError(f"input_config {what} {shown(value)} is not a number") from None
 
 
 def _streaming(configured: object, metrics: dict[str, Metric]) -> bool | None:
@@ -416,9 +425,9 @@ def _from_folder(src: SourceFile) -> dict[str, object]:
             continue
         found: dict[str, object] = {}
         if match["c"] is not None:
-            found["concurrency"] = int(match["c"])
+            found["concurrency"] = parse_int(match["c"])
         else:
-            found["request_rate_per_s"] = float(match["r"])
+            found["request_rate_per_s"] = parse_float(match["r"])
         service = _SERVICE.match(match["stem"] or "")
         if service:  # an unrecognised service part leaves model NULL rather than wrong
             found["model"] = service["model"]

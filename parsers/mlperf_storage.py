@@ -13,13 +13,14 @@ import re
 import statistics
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, number
+from parsers.numbers import as_float, is_number, loads, parse_int, to_float, to_int
+from parsers.units import MIB_TO_BYTES
 from schemas.mlperf_storage import (
     MLPERF_STORAGE_EPOCHS,
     MLPERF_STORAGE_REPORT_RUNS,
     MLPERF_STORAGE_RESULTS,
 )
 
-MIB = 1 << 20
 _MODELS = ("unet3d", "resnet50", "cosmoflow")  # DLIO training workloads of MLPerf Storage
 _WORKLOAD_DIR = re.compile(rf"^(?P<model>{'|'.join(_MODELS)})[-_](?P<acc>[a-z]+\d+\w*)$",
                            re.IGNORECASE)
@@ -31,7 +32,7 @@ _EXPECTATION = {"success": True, "fail": False}
 
 def _load(src: SourceFile) -> dict:
     try:
-        doc = json.loads(src.text())
+        doc = loads(src.text())
     except json.JSONDecodeError as exc:
         raise FormatError(f"not valid JSON: {exc.msg} at line {exc.lineno}") from None
     if not isinstance(doc, dict):
@@ -59,32 +60,40 @@ class MlperfStorageSummary:
         if not isinstance(metric, dict) or not any(k.startswith("train_au") for k in metric):
             raise FormatError("DLIO summary has no training metrics (metric.train_au_*): a "
                               "checkpointing or data-generation run is not a training result")
-        model, accelerator = _workload_from_path(src.relpath)
-        status = metric.get("train_au_meet_expectation")
-        row: dict[str, object] = {
-            "model": model, "accelerator": accelerator,
-            "model_source": "path" if model else None,
-            "num_accelerators": _count(doc, "num_accelerators"),
-            "num_hosts": _count(doc, "num_hosts"),
-            "hostname": doc.get("hostname") if isinstance(doc.get("hostname"), str) else None,
-            "started_at": _text(doc, "start"), "ended_at": _text(doc, "end"),
-            "runtime_s": _runtime(doc.get("start"), doc.get("end")),
-            "epochs": _count(doc, "epochs"),
-            **_stats(metric, "train_au", "train_au_percentage", "pct", "percentage"),
-            **_stats(metric, "train_samples", "train_throughput_samples_per_second", "per_s",
-                     "samples_per_second", prefix="train_throughput"),
-            "au_meets_expectation": _EXPECTATION.get(status) if isinstance(status, str) else None,
-            "status": status if isinstance(status, str) else None,
-            "train_io_bytes_per_s": _mib(metric, "train_io_mean_MB_per_second"),
-            "train_io_stdev_bytes_per_s": _mib(metric, "train_io_stdev_MB_per_second"),
-            "num_files_train": _count(doc, "num_files_train"),
-            "num_files_eval": _count(doc, "num_files_eval"),
-            "num_samples_per_file": _count(doc, "num_samples_per_file"),
-        }
-        if row["epochs"] is None:
-            au = metric.get("train_au_percentage")
-            row["epochs"] = len(au) if isinstance(au, list) else None
+        try:
+            row = _summary_row(src, doc, metric)
+        except ValueError as exc:  # one row per file: a bad number is the file's problem
+            raise FormatError(str(exc)) from None
         return Parsed({MLPERF_STORAGE_RESULTS.key: frame([row], MLPERF_STORAGE_RESULTS)})
+
+
+def _summary_row(src: SourceFile, doc: dict, metric: dict) -> dict[str, object]:
+    model, accelerator = _workload_from_path(src.relpath)
+    status = metric.get("train_au_meet_expectation")
+    row: dict[str, object] = {
+        "model": model, "accelerator": accelerator,
+        "model_source": "path" if model else None,
+        "num_accelerators": _count(doc, "num_accelerators"),
+        "num_hosts": _count(doc, "num_hosts"),
+        "hostname": doc.get("hostname") if isinstance(doc.get("hostname"), str) else None,
+        "started_at": _text(doc, "start"), "ended_at": _text(doc, "end"),
+        "runtime_s": _runtime(doc.get("start"), doc.get("end")),
+        "epochs": _count(doc, "epochs"),
+        **_stats(metric, "train_au", "train_au_percentage", "pct", "percentage"),
+        **_stats(metric, "train_samples", "train_throughput_samples_per_second", "per_s",
+                 "samples_per_second", prefix="train_throughput"),
+        "au_meets_expectation": _EXPECTATION.get(status) if isinstance(status, str) else None,
+        "status": status if isinstance(status, str) else None,
+        "train_io_bytes_per_s": _mib(metric, "train_io_mean_MB_per_second"),
+        "train_io_stdev_bytes_per_s": _mib(metric, "train_io_stdev_MB_per_second"),
+        "num_files_train": _count(doc, "num_files_train"),
+        "num_files_eval": _count(doc, "num_files_eval"),
+        "num_samples_per_file": _count(doc, "num_samples_per_file"),
+    }
+    if row["epochs"] is None:
+        au = metric.get("train_au_percentage")
+        row["epochs"] = len(au) if isinstance(au, list) else None
+    return row
 
 
 class MlperfStorageEpochs:
@@ -151,7 +160,7 @@ def _stats(metric: dict, stem: str, per_epoch: str, suffix: str, unit: str,
     """DLIO's mean and stdev as written; min and max from the per-epoch list."""
     prefix = prefix or stem
     values = metric.get(per_epoch)
-    if values is not None and not (isinstance(values, list) and all(map(_is_number, values))):
+    if values is not None and not (isinstance(values, list) and all(map(is_number, values))):
         raise FormatError(f"metric.{per_epoch} is not a list of numbers")
     mean = _number(metric, f"{prefix}_mean_{unit}")
     if mean is None and values:
@@ -170,7 +179,7 @@ def _epoch_row(key: str, epoch: object) -> dict[str, object]:
     blocks = _phases(epoch, "block")
     ckpts = _phases(epoch, "ckpt")
     return {
-        "epoch": int(key),
+        "epoch": parse_int(key, "epoch"),
         "started_at": _text(epoch, "start"), "ended_at": _text(epoch, "end"),
         "duration_s": _seconds(epoch.get("duration")),
         "blocks": len(blocks), "block_duration_s": sum(blocks) if blocks else None,
@@ -193,57 +202,41 @@ def _report_run(key: str, run: object) -> dict[str, object]:
     if not isinstance(run, dict):
         raise ValueError("run entry is not an object")
     match = _RUN_KEY.match(key)
-    samples = _float(run.get("train_throughput_samples_per_second"))
-    mib = _float(run.get("train_throughput_MB_per_second"))
+    samples = as_float(run.get("train_throughput_samples_per_second"))
+    mib = as_float(run.get("train_throughput_MB_per_second"))
     if samples is None or mib is None:
         raise ValueError("run lacks numeric train_throughput_samples_per_second and "
                          "train_throughput_MB_per_second")
     return {
         "run_key": key,
-        "iteration": int(match["iter"]) if match else None,
-        "clients": int(match["clients"]) if match else None,
-        "accelerators_per_client": int(match["per"]) if match else None,
+        "iteration": parse_int(match["iter"], "iteration") if match else None,
+        "clients": parse_int(match["clients"], "clients") if match else None,
+        "accelerators_per_client": parse_int(match["per"], "accelerators per client")
+        if match else None,
         "model": _text(run, "model"), "accelerator": _text(run, "accelerator"),
         "num_accelerators": _count(run, "train_num_accelerators"),
         "train_samples_per_s": samples,
-        "train_io_bytes_per_s": mib * MIB,
+        "train_io_bytes_per_s": mib * MIB_TO_BYTES,
         "num_files_train": _count(run, "num_files_train"),
         "num_samples_per_file": _count(run, "num_samples_per_file"),
     }
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _float(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-        else None
-
-
 def _number(doc: dict, key: str) -> float | None:
-    value = doc.get(key)
-    if value is None:
-        return None
-    if (result := _float(value)) is None:
-        raise FormatError(f"{key}: expected a number, got {value!r}")
-    return result
+    return to_float(doc.get(key), key)
 
 
 def _count(doc: dict, key: str) -> int | None:
     """Whole numbers; the report writes accelerator counts as strings ("36")."""
     value = doc.get(key)
     if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    number_ = _number(doc, key)
-    if number_ is not None and not number_.is_integer():
-        raise FormatError(f"{key}: expected a whole number, got {value!r}")
-    return None if number_ is None else int(number_)
+        return parse_int(value, key)
+    return to_int(value, key)
 
 
 def _mib(doc: dict, key: str) -> float | None:
     value = _number(doc, key)
-    return None if value is None else value * MIB
+    return None if value is None else value * MIB_TO_BYTES
 
 
 def _text(doc: dict, key: str) -> str | None:
@@ -253,7 +246,7 @@ def _text(doc: dict, key: str) -> str | None:
 
 def _seconds(value: object) -> float | None:
     """Durations are strings of seconds ("179.75") in DLIO 1.x, numbers elsewhere."""
-    if (result := _float(value)) is not None:
+    if (result := as_float(value)) is not None:
         return result
     if isinstance(value, str):
         return number(value)

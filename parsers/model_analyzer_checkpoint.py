@@ -15,6 +15,8 @@ from typing import Any
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, whole_number
 from parsers.model_analyzer_common import TAG_COLUMNS, export_dir
+from parsers.numbers import is_number, loads, to_float, to_int
+from parsers.units import MB_TO_BYTES
 from schemas.model_analyzer_checkpoint import (
     MODEL_ANALYZER_CHECKPOINT,
     MODEL_ANALYZER_CHECKPOINT_GPUS,
@@ -78,7 +80,7 @@ class ModelAnalyzerCheckpoint:
 
 def _load(src: SourceFile) -> dict[str, Json]:
     try:
-        state = json.loads(src.text())
+        state = loads(src.text())
     except json.JSONDecodeError as exc:
         raise FormatError(
             f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} (character "
@@ -120,7 +122,7 @@ def _gpu(gpu: Json) -> _Gpu:
     name = gpu.get("name")
     total = _number(gpu.get("total_memory"), "total_memory")
     return _Gpu(name if isinstance(name, str) else None,
-                None if total is None else total / 1e6)  # bytes -> decimal MB
+                None if total is None else total / MB_TO_BYTES)  # bytes -> decimal MB
 
 
 # --- ResultManager.results ---------------------------------------------------------------
@@ -375,23 +377,24 @@ def _records(records: Json, where: str) -> Iterator[tuple[str, float | None]]:
 
 
 def _number(value: Json, what: str) -> float | None:
-    """A JSON number; NaN/Infinity (Python's json writes them) count as missing, as in CSVs."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{what} is {_json(value, 40)}, not a number")
-    return float(value) if math.isfinite(value) else None
+    """A JSON number. NaN is Model Analyzer's "not measured" (Python's json writes it; its
+    CSVs write 'nan', a `MISSING` marker): None, as in the CSVs. ±Infinity is kept, for the
+    schemas' finite check to hold the row back (parsers.numbers)."""
+    _check_number(value, what)
+    number = to_float(value, what)
+    return None if number is not None and math.isnan(number) else number
 
 
 def _whole(value: Json, what: str) -> int | None:
     if isinstance(value, str):  # protobuf-JSON writes 64-bit integers as strings
         return whole_number(value)
-    number = _number(value, what)
-    if number is None:
-        return None
-    if not number.is_integer():
-        raise ValueError(f"{what} is {value}, not a whole number")
-    return int(number)
+    _check_number(value, what)
+    return to_int(value, what)
+
+
+def _check_number(value: Json, what: str) -> None:
+    if value is not None and not is_number(value):
+        raise ValueError(f"{what} is {_json(value, 40)}, not a number")
 
 
 _KIND_NAMES: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}

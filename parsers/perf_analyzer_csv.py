@@ -29,9 +29,10 @@ from parsers.csv_frames import (
     number_expr,
     whole_expr,
 )
+from parsers.units import BYTES_TO_MB, US_TO_MS
 from schemas.perf_analyzer import PERF_ANALYZER
 
-US = 1e-3  # perf_analyzer writes integer microseconds
+US = US_TO_MS  # perf_analyzer writes integer microseconds
 
 # header -> (column, scale)
 _COLUMNS: dict[str, tuple[str, float]] = {
@@ -59,8 +60,8 @@ _COLUMNS: dict[str, tuple[str, float]] = {
 _GPU_COLUMNS: dict[str, tuple[str, float, str]] = {
     "Avg GPU Utilization": ("gpu_utilization_pct", 100.0, "mean"),  # 0-1 fraction
     "Avg GPU Power Usage": ("gpu_power_w", 1.0, "sum"),
-    "Max GPU Memory Usage": ("gpu_memory_mb", 1e-6, "max"),  # bytes
-    "Total GPU Memory": ("gpu_memory_total_mb", 1e-6, "max"),
+    "Max GPU Memory Usage": ("gpu_memory_mb", BYTES_TO_MB, "max"),  # bytes
+    "Total GPU Memory": ("gpu_memory_total_mb", BYTES_TO_MB, "max"),
 }
 _LOAD = {"Concurrency": "concurrency", "Request Rate": "request_rate_per_s"}
 

@@ -10,7 +10,18 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from parsers.numbers import NumberError, parse_float, parse_int
 from parsers.tf_cnn_lines import Line
+from parsers.units import (
+    GB_TO_BYTES,
+    GIB_TO_BYTES,
+    KB_TO_BYTES,
+    KIB_TO_BYTES,
+    MB_TO_BYTES,
+    MIB_TO_BYTES,
+    TB_TO_BYTES,
+    TIB_TO_BYTES,
+)
 
 # Every TF version names the devices it creates:
 #   "... -> physical GPU (device: 0, name: A100-SXM4-40GB, pci bus id: ...)"   (TF >= 1.4)
@@ -19,8 +30,9 @@ _CREATED = re.compile(r"\(device: (?P<ordinal>\d+), name: (?P<name>[^,]+?), pci 
 # Device properties: "totalMemory: 11.92GiB", "deviceMemorySize: 39.59GiB", "Total memory: 11.17GiB"
 _MEMORY = re.compile(r"(?:totalMemory|deviceMemorySize|Total memory):\s*(?P<value>[\d.]+)"
                      r"(?P<unit>[KMGT]i?B)")
-_UNIT_BYTES = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
-               "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+_UNIT_BYTES = {"KiB": KIB_TO_BYTES, "MiB": MIB_TO_BYTES, "GiB": GIB_TO_BYTES,
+               "TiB": TIB_TO_BYTES, "KB": KB_TO_BYTES, "MB": MB_TO_BYTES, "GB": GB_TO_BYTES,
+               "TB": TB_TO_BYTES}
 _XLA = "Compiled cluster using XLA!"
 
 
@@ -39,9 +51,15 @@ def devices(lines: Iterable[Line]) -> Devices:
     for line in lines:
         text = line.text
         if match := _CREATED.search(text):
-            names.setdefault(int(match["ordinal"]), match["name"].strip())
+            try:
+                names.setdefault(parse_int(match["ordinal"]), match["name"].strip())
+            except NumberError:  # not a device ordinal TensorFlow printed
+                continue
         elif memory is None and (match := _MEMORY.search(text)):
-            memory = float(match["value"]) * _UNIT_BYTES[match["unit"]]
+            try:
+                memory = parse_float(match["value"]) * _UNIT_BYTES[match["unit"]]
+            except NumberError:  # '1.2.3GiB': not a size
+                continue
         elif _XLA in text:
             xla = True
     distinct = list(dict.fromkeys(names[i] for i in sorted(names)))

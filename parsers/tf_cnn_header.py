@@ -6,6 +6,7 @@ import json
 import re
 
 from parsers.base import whole_number
+from parsers.numbers import parse_float, parse_int
 
 _GLOBAL = re.compile(r"^(?P<n>\d+) global$")
 _QUOTED = re.compile(r"'([^']*)'")
@@ -50,13 +51,13 @@ def _one(key: str, value: str) -> dict[str, object]:
         match = _GLOBAL.match(value)
         if not match:
             raise ValueError("expected '<G> global'")
-        return {"batch_global": int(match["n"])}
+        return {"batch_global": parse_int(match["n"], "Batch size")}
     if key == "per_device":
         return {"batch_per_device": whole_number(value)}
     if key == "Num batches":
         return {"num_batches": whole_number(value)}
     if key == "Num epochs":
-        return {"num_epochs": float(value)}
+        return {"num_epochs": parse_float(value, "Num epochs")}
     if key == "AllReduce":
         return {"all_reduce_spec": None if value == "None" else value}
     if key == "Data type":
@@ -87,7 +88,7 @@ def _topology(values: dict[str, object], devices_text: str | None) -> dict[str, 
     if values.get("single_session") and len({_task(d) for d in devices}) > 1:
         out["task_type"] = "controller"
     elif match := _WORKER_DEVICE.search(devices_text):
-        out["task_type"], out["task_index"] = "worker", int(match["n"])
+        out["task_type"], out["task_index"] = "worker", parse_int(match["n"], "worker")
     return out
 
 

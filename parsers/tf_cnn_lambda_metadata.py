@@ -12,13 +12,14 @@ import json
 import re
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame
+from parsers.numbers import parse_float
+from parsers.units import GIB_TO_BYTES
 from schemas.spec import Table
 from schemas.tf_cnn import TF_CNN_HOST_METADATA
 
 _LINE = re.compile(r"^(?P<key>[A-Za-z][\w ]*?)\t(?P<value>.*)$")
 _GPU = re.compile(r"^GPU \d+$")
 _MEMORY = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*GB$")
-_GIB = 2**30  # 'GB' here is /proc/meminfo KiB / 1024 / 1024
 _TEXTS = {"CPU": "cpu", "Nvidia": "nvidia_driver_version", "TF": "tensorflow_version",
           "Kernel": "kernel_version", "Python": "python_version"}
 
@@ -81,4 +82,4 @@ def _memory(value: str | None) -> float | None:
     match = _MEMORY.match(value)
     if match is None:
         raise ValueError(f"Memory {value!r} is not '<number>GB'")
-    return float(match["n"]) * _GIB
+    return parse_float(match["n"]) * GIB_TO_BYTES  # 'GB' is /proc/meminfo KiB / 1024 / 1024

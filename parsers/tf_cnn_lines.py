@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from parsers.base import FormatError
+from parsers.numbers import NumberError, parse_float, parse_int
+
 HEADER_KEYS = (
     "TensorFlow", "Model", "Dataset", "Mode", "SingleSess", "Batch size", "Num batches",
     "Num epochs", "Devices", "NUMA bind", "Data format", "Layout optimizer", "RewriterConfig",
@@ -108,7 +111,7 @@ def split_streams(text: str) -> dict[int | None, list[Line]]:
     for number, line in enumerate(raw, 1):
         line = _ANSI.sub("", line.replace("\x00", "")).rstrip("\r").rsplit("\r", 1)[-1]
         match = _RANK_TAG.match(line) if tagged else None
-        rank = int(match["rank"]) if match else None
+        rank = _rank(match, number)
         if match:
             line = line[match.end():]
         cleaned = [Line(number, part) for part in _clean(line)]
@@ -119,6 +122,15 @@ def split_streams(text: str) -> dict[int | None, list[Line]]:
             continue
         streams.setdefault(rank, list(shared) if tagged else []).extend(cleaned)
     return streams or {None: []}
+
+
+def _rank(tag: re.Match[str] | None, number: int) -> int | None:
+    if tag is None:
+        return None
+    try:
+        return parse_int(tag["rank"], "rank")
+    except NumberError as exc:
+        raise FormatError(f"line {number}: mpirun rank tag {exc}") from None
 
 
 def _clean(line: str) -> list[str]:
@@ -154,8 +166,11 @@ def _numbered(line: Line) -> Event | None:
         except ValueError as exc:
             return Event("garbled_step", line.number, {"reason": str(exc), "text": line.text})
     if match := _EVAL_STEP.match(line.text):
-        return Event("eval_step", line.number, {"step": int(match["step"]),
-                                                "rate": _float(match["rate"], "rate")})
+        try:
+            return Event("eval_step", line.number, {"step": parse_int(match["step"], "step"),
+                                                    "rate": parse_float(match["rate"], "rate")})
+        except ValueError as exc:
+            return Event("garbled_step", line.number, {"reason": str(exc), "text": line.text})
     if _STEP_LIKE.match(line.text):
         return Event("garbled_step", line.number, {
             "reason": "step line does not match '<step>\\timages/sec: <mean> +/- <unc> "
@@ -168,13 +183,16 @@ def _worded(line: Line) -> Event | None:
     text = line.text
     if match := _TOTAL.match(text):
         try:
-            return Event("total", line.number, {"rate": _float(match["rate"], "total")})
+            return Event("total", line.number, {"rate": parse_float(match["rate"], "total")})
         except ValueError:
             return None
     if match := _ACCURACY.match(text):
-        return Event("accuracy", line.number, {"top1": float(match["top1"]),
-                                               "top5": float(match["top5"]),
-                                               "n": int(match["n"])})
+        try:
+            return Event("accuracy", line.number, {"top1": parse_float(match["top1"], "top1"),
+                                                   "top5": parse_float(match["top5"], "top5"),
+                                                   "n": parse_int(match["n"], "examples")})
+        except ValueError:
+            return None
     if match := _STEP_HEADER.match(text):
         return Event("step_header", line.number, {"loss_name": match["loss"]})
     if text in PROGRESS:
@@ -188,27 +206,20 @@ def _worded(line: Line) -> Event | None:
 def _step_values(match: re.Match[str]) -> StepValues:
     """A step line's numbers; the Lambda wrapper's ' <epoch>' after the last column is split
     off. ValueError when the trailing columns are not loss [top1 top5]."""
-    step, mean = int(match["step"]), _float(match["mean"], "images/sec")
-    unc, jitter = _float(match["unc"], "+/-"), _float(match["jit"], "jitter")
+    step, mean = parse_int(match["step"], "step"), parse_float(match["mean"], "images/sec")
+    unc, jitter = parse_float(match["unc"], "+/-"), parse_float(match["jit"], "jitter")
     epoch = None
     rest = match["rest"].rstrip()
     columns = rest.split("\t")[1:] if rest.startswith("\t") else []
     if columns and " " in columns[-1].strip():
         last, stamp = columns[-1].strip().rsplit(" ", 1)
         if _EPOCH.match(stamp):
-            columns[-1], epoch = last, int(stamp)
+            columns[-1], epoch = last, parse_int(stamp, "epoch")
     if len(columns) not in (1, 3):
         raise ValueError(f"expected loss [top1 top5] after the rate, found {rest.strip()!r}")
-    numbers = [_float(c.strip(), "loss/accuracy") for c in columns]
+    numbers = [parse_float(c.strip(), "loss/accuracy") for c in columns]
     top1, top5 = (numbers[1], numbers[2]) if len(numbers) == 3 else (None, None)
     return StepValues(step, mean, unc, jitter, numbers[0], top1, top5, epoch)
-
-
-def _float(text: str, what: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"{what} {text!r} is not a number") from None
 
 
 def finite(value: float | None) -> float | None:

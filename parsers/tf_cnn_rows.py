@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from parsers.base import RowProblem
+from parsers.numbers import parse_int
 from parsers.tf_cnn_devices import devices
 from parsers.tf_cnn_failures import Outcome, failure
 from parsers.tf_cnn_header import header_values
 from parsers.tf_cnn_lines import Line, StepValues, finite, step_values
 from parsers.tf_cnn_runs import Block, Run, split_runs
+from parsers.units import FRACTION_TO_PCT
 from schemas.tf_cnn import TF_CNN_RUNS, TF_CNN_STEPS
 
 
@@ -73,7 +75,7 @@ def _outcome(block: Block, row: dict[str, object]) -> dict[str, object]:
     values: dict[str, object] = {"totals_reported": len(totals)}
     if ps:
         values["task_type"] = "ps" if ps[0].kind == "ps_task" else "worker"
-        values["task_index"] = int(ps[0].data["n"])
+        values["task_index"] = parse_int(ps[0].data["n"], "parameter server index")
     if accuracy:
         values["accuracy_top1_pct"] = _pct(accuracy[-1]["top1"])
         values["accuracy_top5_pct"] = _pct(accuracy[-1]["top5"])
@@ -182,7 +184,7 @@ class _StepArrays:
         for i in timed:
             step, mean = self.step[i], self.mean[i]
             span = step / mean - before / mean_before
-            doubt = _HALF_UNIT * (step / mean**2 + before / mean_before**2)
+            doubt = _HALF_UNIT * (step / (mean * mean) + before / (mean_before * mean_before))
             if span > 0 and doubt / span <= _MAX_ROUNDING_ERROR:
                 self.interval[i] = (step - before) / span
             before, mean_before = step, mean
@@ -210,7 +212,8 @@ class _StepArrays:
             interval_images_per_sec=pl.col("interval").fill_nan(None),
             loss=pl.lit(None, dtype=pl.Float64) if forward_only else finite("loss"),
             loss_not_finite=timed & ~pl.col("loss").is_finite(),
-            top1_accuracy_pct=finite("top1", 100.0), top5_accuracy_pct=finite("top5", 100.0),
+            top1_accuracy_pct=finite("top1", FRACTION_TO_PCT),
+            top5_accuracy_pct=finite("top5", FRACTION_TO_PCT),
             logged_at_unix_s=pl.when(pl.col("epoch") >= 0).then(pl.col("epoch")),
             source_line="line",
         ).cast(_STEPS_SCHEMA)  # type: ignore[arg-type]
@@ -292,4 +295,4 @@ def _mark_primary(rows: list[dict[str, object]], blocks: list[Block]) -> None:
 
 def _pct(fraction: float | None) -> float | None:
     value = finite(fraction)
-    return None if value is None else value * 100
+    return None if value is None else value * FRACTION_TO_PCT

@@ -10,7 +10,8 @@ and every core and sizing table holds only finite values within their domains.
 AWAITS-DOMAINS: the finiteness and domain assertions (marked `awaits_domains`) cannot hold
 without schemas/domains.py (a numeric domain per column, checked when rows are validated):
 without that module they are expected failures; with it they are ordinary tests.
-AWAITS-PARSER-FIXES: see RAISING below.
+Every rejection's reason is a sentence (parsers.numbers keeps Python's and polars' number
+exceptions out of them).
 """
 
 from __future__ import annotations
@@ -95,20 +96,9 @@ def test_no_loaded_value_is_non_finite_or_out_of_domain(label, data):
 CAUGHT = re.compile(r": failed \((?P<exception>\w+)")  # examine's catch-all
 
 
-# AWAITS-PARSER-FIXES: formats whose parser raised on some mutant (python -m bench.mutants
-# lists each exception and where it was raised): the file is rejected, but its reason is the
-# exception's text. Expected failures until fixed; XPASS here means fixed or not drawn.
-RAISING = {"elbencho_csv", "elbencho_text", "fio_json", "fio_normal", "genai_perf_csv",
-           "genai_perf_json", "mlperf_storage_report", "mlperf_storage_summary",
-           "model_analyzer_checkpoint", "model_analyzer_csv", "model_analyzer_csv (gpu)",
-           "tf_cnn_log (horovod)"}
-awaits_parser_fixes = pytest.mark.xfail(strict=False, reason=(
-    "AWAITS-PARSER-FIXES: Int64 overflow in parsers.base.frame, the 4,300-digit int limit "
-    "in json.loads, int(inf), IndexError in genai_perf._read_csv"))
-
-
-@pytest.mark.parametrize("label", [pytest.param(label, marks=awaits_parser_fixes)
-                                   if label in RAISING else label for label in LABELS])
+# A rejection's reason is a sentence, never the text of an exception examine caught (python
+# -m bench.mutants lists each one and where it was raised).
+@pytest.mark.parametrize("label", LABELS)
 @SAME_MUTANTS
 @PROPERTY
 @given(data=st.data())
