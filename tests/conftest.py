@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -7,15 +8,24 @@ import pytest
 from parsers.base import SourceFile
 
 PROJECT = Path(__file__).resolve().parents[1]
-CORPUS = (PROJECT.parent / "shared" / "corpus").resolve()
+# The shared corpus of real tool outputs, beside the project; SIZING_TEST_CORPUS points
+# elsewhere (SIZING_TEST_CORPUS=/nonexistent simulates a clone without ../shared).
+CORPUS = Path(
+    os.environ.get("SIZING_TEST_CORPUS") or PROJECT.parent / "shared" / "corpus"
+).resolve()
+
+
+def corpus_path(relpath: str) -> Path:
+    """Where a corpus file lies; the test skips, saying where it looked, without it."""
+    path = CORPUS / relpath
+    if not path.exists():
+        pytest.skip(f"corpus not present at {CORPUS}")
+    return path
 
 
 def corpus_file(relpath: str) -> SourceFile:
     """A corpus file as the engine would hand it to a parser (read where it lies)."""
-    path = CORPUS / relpath
-    if not path.exists():
-        pytest.skip(f"corpus not present at {CORPUS}")
-    return SourceFile(relpath=relpath, data=path.read_bytes())
+    return SourceFile(relpath=relpath, data=corpus_path(relpath).read_bytes())
 
 
 def text_file(relpath: str, content: str) -> SourceFile:

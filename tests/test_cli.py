@@ -7,7 +7,7 @@ from pathlib import Path
 from pipelines.cli import main
 from samples import generate
 from store.store import connect
-from tests.conftest import CORPUS
+from tests.conftest import PROJECT, corpus_path
 
 PA_CSV = ("perf_analyzer/triton-inference-server__perf_analyzer/docs-measurements_metrics/"
           "perf.csv")
@@ -46,7 +46,7 @@ def test_a_warehouse_named_after_a_schema_is_refused(tmp_path, capsys):
 
 def test_check_previews_rows_and_writes_nothing(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert main(["check", str(CORPUS / PA_CSV)]) == 0
+    assert main(["check", str(corpus_path(PA_CSV))]) == 0
     out = capsys.readouterr().out
     assert "format: perf_analyzer_csv   status: loaded" in out
     assert "raw.perf_analyzer: 4 rows" in out
@@ -57,7 +57,7 @@ def test_check_previews_rows_and_writes_nothing(tmp_path, capsys, monkeypatch):
 def test_check_explains_a_rejection(capsys):
     log = ("perf_analyzer/triton-inference-server__server/qa-L0_perf_nomodel-baseline/"
            "19.08__16mb_latency_http__onnx_sbatch1_instance1.log")
-    assert main(["check", str(CORPUS / log)]) == 1
+    assert main(["check", str(corpus_path(log))]) == 1
     out = capsys.readouterr().out
     assert "status: rejected" in out
     assert "export the same run with perf_analyzer -f results.csv" in out
@@ -78,3 +78,13 @@ def test_check_applies_the_run_context_up_to_the_raw_root(tmp_path, capsys):
 def test_check_on_a_missing_path(tmp_path: Path, capsys):
     assert main(["check", str(tmp_path / "nope.csv")]) == 2
     assert "not a file" in capsys.readouterr().out
+
+
+def test_check_on_a_project_fixture_needs_no_corpus(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    fixture = PROJECT / "tests/fixtures/perf_analyzer/ma-2022-12/resnet50_trt-results.csv"
+    assert main(["check", str(fixture)]) == 0
+    out = capsys.readouterr().out
+    assert "format: perf_analyzer_csv   status: loaded" in out
+    assert "raw.perf_analyzer: 3 rows" in out
+    assert list(tmp_path.iterdir()) == []
