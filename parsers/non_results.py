@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from parsers.base import SourceFile
-from parsers.tf_cnn_log import lookalike_reason
+from parsers.tf_cnn.log import lookalike_reason
 
 _MA_CONFIG_KEYS = ("profile_models", "model_repository", "run_config_search", "objectives",
                    "constraints", "perf_analyzer_flags", "export_path")

@@ -5,23 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from parsers.base import Parser, SourceFile
-from parsers.elbencho import ElbenchoCsv, ElbenchoText
-from parsers.fio_json import FioJson
-from parsers.fio_terse import FioTerse
-from parsers.fio_text import FioText
-from parsers.gdsio import Gdsio
-from parsers.genai_perf import GenAiPerfCsv, GenAiPerfJson
-from parsers.mlperf_storage import MlperfStorageEpochs, MlperfStorageReport, MlperfStorageSummary
-from parsers.model_analyzer_checkpoint import ModelAnalyzerCheckpoint
-from parsers.model_analyzer_csv import ModelAnalyzerCsv
+from parsers.elbencho.results import ElbenchoCsv, ElbenchoText
+from parsers.fio.json_output import FioJson
+from parsers.fio.terse import FioTerse
+from parsers.fio.text import FioText
+from parsers.gdsio.text_output import Gdsio
+from parsers.genai_perf.exports import GenAiPerfCsv, GenAiPerfJson
+from parsers.mlperf_storage.results import (
+    MlperfStorageEpochs,
+    MlperfStorageReport,
+    MlperfStorageSummary,
+)
+from parsers.model_analyzer.checkpoint import ModelAnalyzerCheckpoint
+from parsers.model_analyzer.csv_export import ModelAnalyzerCsv
 from parsers.non_results import not_a_result, unsupported
-from parsers.perf_analyzer_csv import PerfAnalyzerCsv
-from parsers.reference_csv import GpusCsv, ModelsCsv
-from parsers.reference_storage import CheckpointBytesCsv, DatasetsCsv
-from parsers.sizing_yaml import CapacityScenarios, SloPolicies
-from parsers.tf_cnn_benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
-from parsers.tf_cnn_lambda_metadata import TfCnnLambdaMetadata
-from parsers.tf_cnn_log import TfCnnLog
+from parsers.perf_analyzer.csv_export import PerfAnalyzerCsv
+from parsers.reference.inference_csv import GpusCsv, ModelsCsv
+from parsers.reference.sizing_yaml import CapacityScenarios, SloPolicies
+from parsers.reference.storage_csv import CheckpointBytesCsv, DatasetsCsv
+from parsers.tf_cnn.benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
+from parsers.tf_cnn.lambda_metadata import TfCnnLambdaMetadata
+from parsers.tf_cnn.log import TfCnnLog
 from schemas.spec import Table
 
 PARSERS: tuple[Parser, ...] = (

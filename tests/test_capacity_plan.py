@@ -16,7 +16,7 @@ from assets.inference import checks as inference_checks
 from assets.resources import Warehouse
 from ingest.engine import ingest
 from parsers.base import FormatError
-from parsers.sizing_yaml import CapacityScenarios, SloPolicies
+from parsers.reference.sizing_yaml import CapacityScenarios, SloPolicies
 from pipelines.cli import main
 from store.store import Store, connect
 from tests.conftest import text_file

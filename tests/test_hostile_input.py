@@ -107,7 +107,7 @@ def test_reencoded(relpath, encoding):
 
 
 def test_a_parser_that_hangs_is_stopped_with_a_reason(monkeypatch):
-    from parsers.perf_analyzer_csv import PerfAnalyzerCsv
+    from parsers.perf_analyzer.csv_export import PerfAnalyzerCsv
 
     def forever(self, src):
         while True:

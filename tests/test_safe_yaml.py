@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parsers.base import FormatError, SourceFile
+from parsers.reference.sizing_yaml import CapacityScenarios
 from parsers.safe_yaml import MESSAGE_CHARS, YamlInputError, load, shown
-from parsers.sizing_yaml import CapacityScenarios
 
 PROPERTY = settings(max_examples=150, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

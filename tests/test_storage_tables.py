@@ -21,7 +21,7 @@ from assets.storage.checks import (
 )
 from ingest.engine import ingest
 from parsers import registry
-from parsers.reference_storage import CheckpointBytesCsv, DatasetsCsv
+from parsers.reference.storage_csv import CheckpointBytesCsv, DatasetsCsv
 from samples.storage import KIB, MIB, fio_direction, fio_job, fio_json, gdsio_log
 from store.store import Store, connect
 from tests.conftest import CORPUS, PROJECT, text_file

@@ -4,7 +4,7 @@ import polars as pl
 import pytest
 
 from parsers.base import FormatError
-from parsers.elbencho import ElbenchoCsv, ElbenchoText
+from parsers.elbencho.results import ElbenchoCsv, ElbenchoText
 from schemas.elbencho import ELBENCHO_RESULTS
 from tests.conftest import corpus_file, text_file
 

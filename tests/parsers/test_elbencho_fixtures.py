@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from parsers.base import FormatError, SourceFile
-from parsers.elbencho import ElbenchoCsv, ElbenchoText, _seconds
+from parsers.elbencho.results import ElbenchoCsv, ElbenchoText, _seconds
 from tests.conftest import only
 from tests.fixtures import fixture
 

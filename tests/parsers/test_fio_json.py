@@ -7,7 +7,7 @@ import json
 import pytest
 
 from parsers.base import FormatError
-from parsers.fio_json import FioJson
+from parsers.fio.json_output import FioJson
 from tests.conftest import corpus_file, only, parsed_rows, text_file
 
 TABLE = "raw.fio_jobs"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from parsers.fio_options import access, effective, per_direction, seconds, settings, size_bytes
+from parsers.fio.options import access, effective, per_direction, seconds, settings, size_bytes
 
 
 @pytest.mark.parametrize(("value", "expected"), [

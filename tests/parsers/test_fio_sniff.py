@@ -9,9 +9,9 @@ import polars as pl
 import pytest
 
 from ingest.validate import validate
-from parsers.fio_json import FioJson
-from parsers.fio_terse import FioTerse
-from parsers.fio_text import FioText
+from parsers.fio.json_output import FioJson
+from parsers.fio.terse import FioTerse
+from parsers.fio.text import FioText
 from parsers.registry import PARSERS
 from schemas.fio import FIO_JOBS
 from tests.conftest import CORPUS, corpus_file, text_file

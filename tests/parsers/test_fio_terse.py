@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from parsers.base import FormatError
-from parsers.fio_terse import FioTerse
+from parsers.fio.terse import FioTerse
 from tests.conftest import corpus_file, text_file
 
 TABLE = "raw.fio_jobs"
@@ -162,7 +162,7 @@ def test_a_line_cut_early_is_reported_not_skipped():
 
 
 def test_thousands_of_lines_are_made_in_batches_with_runs_clones_and_messages(monkeypatch):
-    monkeypatch.setattr("parsers.fio_terse._BATCH_ENTRIES", 1_000)
+    monkeypatch.setattr("parsers.fio.terse._BATCH_ENTRIES", 1_000)
     n = 5_000  # three groups per run: 0, 1, 2, 0, 1, 2, ...
     lines = [line(3, [block(8 + i, 4, 5.0), block(16 if i % 2 else 0, 2, 7.0)],
                   name=f"job{i % 3}", groupid=i % 3) for i in range(n)]

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from parsers.base import FormatError
-from parsers.fio_text import FioText
+from parsers.fio.text import FioText
 from tests.conftest import corpus_file, only, parsed_rows, text_file
 
 TABLE = "raw.fio_jobs"

@@ -10,9 +10,9 @@ import json
 import pytest
 
 from parsers.base import FormatError, SourceFile
-from parsers.fio_json import FioJson
-from parsers.fio_terse import FioTerse
-from parsers.fio_text import FioText
+from parsers.fio.json_output import FioJson
+from parsers.fio.terse import FioTerse
+from parsers.fio.text import FioText
 from tests.conftest import only
 from tests.fixtures import fixture
 

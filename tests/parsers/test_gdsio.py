@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from parsers.base import FormatError
-from parsers.gdsio import Gdsio
+from parsers.gdsio.text_output import Gdsio
 from schemas.gdsio import GDSIO_RESULTS
 from tests.conftest import corpus_file, text_file
 

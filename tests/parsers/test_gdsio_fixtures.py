@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from parsers.base import FormatError, SourceFile
-from parsers.gdsio import Gdsio, _flags, _size
+from parsers.gdsio.text_output import Gdsio, _flags, _size
 from tests.conftest import only
 from tests.fixtures import fixture
 

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from parsers.base import FormatError
-from parsers.genai_perf import GenAiPerfCsv, GenAiPerfJson
+from parsers.genai_perf.exports import GenAiPerfCsv, GenAiPerfJson
 from schemas.genai_perf import GENAI_PERF
 from tests.conftest import corpus_file, text_file
 

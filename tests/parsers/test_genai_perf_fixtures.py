@@ -11,7 +11,7 @@ import json
 import pytest
 
 from parsers.base import FormatError, SourceFile
-from parsers.genai_perf import GenAiPerfCsv, GenAiPerfJson
+from parsers.genai_perf.exports import GenAiPerfCsv, GenAiPerfJson
 from tests.fixtures import GP, fixture
 
 TABLE = "raw.genai_perf"

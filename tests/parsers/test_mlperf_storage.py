@@ -6,7 +6,11 @@ import polars as pl
 import pytest
 
 from parsers.base import FormatError
-from parsers.mlperf_storage import MlperfStorageEpochs, MlperfStorageReport, MlperfStorageSummary
+from parsers.mlperf_storage.results import (
+    MlperfStorageEpochs,
+    MlperfStorageReport,
+    MlperfStorageSummary,
+)
 from schemas.mlperf_storage import (
     MLPERF_STORAGE_EPOCHS,
     MLPERF_STORAGE_REPORT_RUNS,

@@ -11,7 +11,7 @@ import statistics
 import pytest
 
 from parsers.base import FormatError, SourceFile
-from parsers.mlperf_storage import (
+from parsers.mlperf_storage.results import (
     MlperfStorageEpochs,
     MlperfStorageReport,
     MlperfStorageSummary,

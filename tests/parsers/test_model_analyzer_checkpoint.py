@@ -7,10 +7,10 @@ import pickletools
 
 import pytest
 
-import parsers.model_analyzer_checkpoint as module
+import parsers.model_analyzer.checkpoint as module
 from parsers.base import FormatError, SourceFile
-from parsers.model_analyzer_checkpoint import ModelAnalyzerCheckpoint
-from parsers.model_analyzer_common import TAG_COLUMNS
+from parsers.model_analyzer.checkpoint import ModelAnalyzerCheckpoint
+from parsers.model_analyzer.common import TAG_COLUMNS
 from schemas.model_analyzer_checkpoint import (
     MODEL_ANALYZER_CHECKPOINT,
     MODEL_ANALYZER_CHECKPOINT_GPUS,

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from parsers.base import FormatError, SourceFile
-from parsers.model_analyzer_checkpoint import PICKLE_REASON, ModelAnalyzerCheckpoint
+from parsers.model_analyzer.checkpoint import PICKLE_REASON, ModelAnalyzerCheckpoint
 from tests.conftest import only
 from tests.fixtures import MA, fixture
 from tests.fixtures import gen_model_analyzer as gma

@@ -6,8 +6,8 @@ import polars as pl
 import pytest
 
 from parsers.base import FormatError
-from parsers.model_analyzer_common import TAG_COLUMNS
-from parsers.model_analyzer_csv import ModelAnalyzerCsv, header_tag
+from parsers.model_analyzer.common import TAG_COLUMNS
+from parsers.model_analyzer.csv_export import ModelAnalyzerCsv, header_tag
 from schemas.model_analyzer import (
     MODEL_ANALYZER_GPU,
     MODEL_ANALYZER_INFERENCE,

@@ -10,8 +10,8 @@ import json
 import pytest
 
 from parsers.base import FormatError, SourceFile
-from parsers.model_analyzer_checkpoint import ModelAnalyzerCheckpoint
-from parsers.model_analyzer_csv import ModelAnalyzerCsv, header_tag
+from parsers.model_analyzer.checkpoint import ModelAnalyzerCheckpoint
+from parsers.model_analyzer.csv_export import ModelAnalyzerCsv, header_tag
 from tests.conftest import only
 from tests.fixtures import MA, fixture
 

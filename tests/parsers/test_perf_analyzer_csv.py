@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from parsers.base import FormatError
-from parsers.perf_analyzer_csv import PerfAnalyzerCsv
+from parsers.perf_analyzer.csv_export import PerfAnalyzerCsv
 from tests.conftest import corpus_file, text_file
 
 PA = "perf_analyzer/triton-inference-server__"

@@ -11,8 +11,8 @@ import json
 import pytest
 
 from parsers.base import FormatError, SourceFile
-from parsers.model_analyzer_csv import ModelAnalyzerCsv
-from parsers.perf_analyzer_csv import PerfAnalyzerCsv, _model_and_batch
+from parsers.model_analyzer.csv_export import ModelAnalyzerCsv
+from parsers.perf_analyzer.csv_export import PerfAnalyzerCsv, _model_and_batch
 from tests.conftest import only
 from tests.fixtures import PA, fixture
 

@@ -8,9 +8,9 @@ import pytest
 
 from ingest.examine import examine
 from parsers.base import FormatError, SourceFile
-from parsers.reference_csv import GpusCsv, ModelsCsv
-from parsers.reference_storage import CheckpointBytesCsv, DatasetsCsv
-from parsers.sizing_yaml import CapacityScenarios, SloPolicies
+from parsers.reference.inference_csv import GpusCsv, ModelsCsv
+from parsers.reference.sizing_yaml import CapacityScenarios, SloPolicies
+from parsers.reference.storage_csv import CheckpointBytesCsv, DatasetsCsv
 from tests.fixtures import fixture
 
 CSVS = {"reference/models.csv": ModelsCsv, "reference/gpus.csv": GpusCsv,

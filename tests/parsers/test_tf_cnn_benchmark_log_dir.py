@@ -7,9 +7,9 @@ import json
 import pytest
 
 from parsers.base import FormatError
-from parsers.tf_cnn_benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
-from parsers.tf_cnn_lambda_metadata import TfCnnLambdaMetadata
-from parsers.tf_cnn_log import TfCnnLog
+from parsers.tf_cnn.benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
+from parsers.tf_cnn.lambda_metadata import TfCnnLambdaMetadata
+from parsers.tf_cnn.log import TfCnnLog
 from tests.conftest import corpus_file, text_file
 
 DIR = ("tf_cnn_benchmarks/adriangrupp__tf_cnn_benchmarks_evaluation/benchmark_results/"

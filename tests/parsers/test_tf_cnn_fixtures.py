@@ -13,9 +13,9 @@ import pytest
 
 from parsers.base import FormatError, SourceFile
 from parsers.registry import detect
-from parsers.tf_cnn_benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
-from parsers.tf_cnn_lambda_metadata import TfCnnLambdaMetadata
-from parsers.tf_cnn_log import TfCnnLog
+from parsers.tf_cnn.benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
+from parsers.tf_cnn.lambda_metadata import TfCnnLambdaMetadata
+from parsers.tf_cnn.log import TfCnnLog
 from tests.conftest import only
 from tests.fixtures import LAMBDA, TF, fixture
 

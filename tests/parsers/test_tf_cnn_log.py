@@ -8,7 +8,7 @@ from typing import NamedTuple
 import pytest
 
 from parsers.base import SourceFile
-from parsers.tf_cnn_log import TfCnnLog
+from parsers.tf_cnn.log import TfCnnLog
 from tests.conftest import CORPUS, corpus_file
 
 TF = "tf_cnn_benchmarks/"

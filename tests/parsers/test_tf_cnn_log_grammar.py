@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from parsers.base import FormatError
-from parsers.tf_cnn_log import TfCnnLog, lookalike_reason
+from parsers.tf_cnn.log import TfCnnLog, lookalike_reason
 from tests.conftest import text_file
 
 RUNS, STEPS = "raw.tf_cnn_runs", "raw.tf_cnn_steps"

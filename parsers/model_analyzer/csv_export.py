@@ -37,7 +37,7 @@ from parsers.csv_frames import (
     text_expr,
     whole_expr,
 )
-from parsers.model_analyzer_common import TAG_COLUMNS, export_dir
+from parsers.model_analyzer.common import TAG_COLUMNS, export_dir
 from schemas.model_analyzer import (
     MODEL_ANALYZER_GPU,
     MODEL_ANALYZER_INFERENCE,

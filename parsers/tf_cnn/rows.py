@@ -11,11 +11,11 @@ import polars as pl
 
 from parsers.base import RowProblem
 from parsers.numbers import parse_int
-from parsers.tf_cnn_devices import devices
-from parsers.tf_cnn_failures import Outcome, failure
-from parsers.tf_cnn_header import header_values
-from parsers.tf_cnn_lines import Line, StepValues, finite, step_values
-from parsers.tf_cnn_runs import Block, Run, split_runs
+from parsers.tf_cnn.devices import devices
+from parsers.tf_cnn.failures import Outcome, failure
+from parsers.tf_cnn.header import header_values
+from parsers.tf_cnn.lines import Line, StepValues, finite, step_values
+from parsers.tf_cnn.runs import Block, Run, split_runs
 from parsers.units import FRACTION_TO_PCT
 from schemas.tf_cnn import TF_CNN_RUNS, TF_CNN_STEPS
 

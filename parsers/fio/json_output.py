@@ -11,9 +11,9 @@ import json
 import re
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame
-from parsers.fio_jsondoc import Document, Scan, scan
-from parsers.fio_options import effective, settings
-from parsers.fio_rows import (
+from parsers.fio.jsondoc import Document, Scan, scan
+from parsers.fio.options import effective, settings
+from parsers.fio.rows import (
     Entry,
     Latency,
     Measurement,

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, number, whole_number
-from parsers.fio_options import DIRECTIONS
-from parsers.fio_rows import (
+from parsers.fio.options import DIRECTIONS
+from parsers.fio.rows import (
     Entry,
     Latency,
     Measurement,

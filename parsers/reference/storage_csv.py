@@ -10,7 +10,7 @@ import json
 import polars as pl
 
 from parsers.base import Parsed, RowProblem, SourceFile
-from parsers.reference_csv import _ReferenceCsv
+from parsers.reference.inference_csv import _ReferenceCsv
 from schemas.storage import REFERENCE_CHECKPOINT_BYTES, REFERENCE_DATASETS
 
 OPTIONAL = ("source",)

@@ -11,7 +11,7 @@ import json
 import re
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame
-from parsers.tf_cnn_lines import finite
+from parsers.tf_cnn.lines import finite
 from schemas.spec import Table
 from schemas.tf_cnn import TF_CNN_BENCHMARK_METRICS, TF_CNN_BENCHMARK_RUNS
 

@@ -12,8 +12,8 @@ import re
 import polars as pl
 
 from parsers.base import FormatError, Parsed, SourceFile, frame
-from parsers.tf_cnn_lines import split_streams
-from parsers.tf_cnn_rows import StreamRows, read_stream
+from parsers.tf_cnn.lines import split_streams
+from parsers.tf_cnn.rows import StreamRows, read_stream
 from schemas.spec import Table
 from schemas.tf_cnn import TF_CNN_RUNS, TF_CNN_STEPS
 

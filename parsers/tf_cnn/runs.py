@@ -12,8 +12,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 
-from parsers.tf_cnn_failures import terminal_error
-from parsers.tf_cnn_lines import Event, Line, classify
+from parsers.tf_cnn.failures import terminal_error
+from parsers.tf_cnn.lines import Event, Line, classify
 
 RESULT_KINDS = frozenset({"step", "eval_step", "total", "accuracy"})
 _IN_HEADER_KINDS = ("per_device", "batch_group")

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from parsers.fio_rows import is_interrupt
+from parsers.fio.rows import is_interrupt
 from parsers.numbers import decoder
 
 # Up to fio 3.3 every percentile object is padded to 20 entries with '"0.00" : 0'.

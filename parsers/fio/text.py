@@ -12,10 +12,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from parsers import fio_text_lines as g
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame
-from parsers.fio_options import Settings
-from parsers.fio_rows import (
+from parsers.fio import text_lines as g
+from parsers.fio.options import Settings
+from parsers.fio.rows import (
     VERSION,
     Entry,
     Latency,

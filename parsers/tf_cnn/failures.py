@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from parsers.tf_cnn_lines import Line
+from parsers.tf_cnn.lines import Line
 
 _TRACEBACK = "Traceback (most recent call last):"
 _EXCEPTION = re.compile(r"^(?:[A-Za-z_]\w*\.)*(?P<name>[A-Z]\w*(?:Error|Exception|Exit|"

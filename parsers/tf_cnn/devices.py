@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from parsers.numbers import NumberError, parse_float, parse_int
-from parsers.tf_cnn_lines import Line
+from parsers.tf_cnn.lines import Line
 from parsers.units import (
     GB_TO_BYTES,
     GIB_TO_BYTES,

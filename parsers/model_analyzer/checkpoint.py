@@ -14,7 +14,7 @@ from statistics import fmean
 from typing import Any
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, whole_number
-from parsers.model_analyzer_common import TAG_COLUMNS, export_dir
+from parsers.model_analyzer.common import TAG_COLUMNS, export_dir
 from parsers.numbers import is_number, loads, to_float, to_int
 from parsers.units import MB_TO_BYTES
 from schemas.model_analyzer_checkpoint import (

@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from parsers.fio_options import Settings, access
+from parsers.fio.options import Settings, access
 from schemas.fio import PERCENTILES
 
 

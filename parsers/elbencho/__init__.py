@@ -1,0 +1,1 @@
+"""elbencho: text and CSV results."""

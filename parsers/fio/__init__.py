@@ -1,0 +1,1 @@
+"""fio: JSON, terse and normal text output, job options."""

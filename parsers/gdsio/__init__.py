@@ -1,0 +1,1 @@
+"""gdsio: text output."""

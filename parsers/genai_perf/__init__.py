@@ -1,0 +1,1 @@
+"""GenAI-Perf: CSV and JSON exports."""

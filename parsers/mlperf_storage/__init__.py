@@ -1,0 +1,1 @@
+"""MLPerf Storage: summary, per-epoch stats, report."""

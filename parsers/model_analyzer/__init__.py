@@ -1,0 +1,1 @@
+"""Triton Model Analyzer: results CSVs and the checkpoint."""

@@ -1,0 +1,1 @@
+"""perf_analyzer: the -f results CSV."""

@@ -1,0 +1,1 @@
+"""Reference files people write: models, GPUs, datasets, checkpoint bytes, SLOs, scenarios."""
