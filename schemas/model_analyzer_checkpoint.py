@@ -29,7 +29,7 @@ def _real(name: str, description: str) -> Column:
 
 _TOKEN_STATS = ("avg", "min", "max", "p25", "p50", "p75", "p90", "p95", "p99")
 
-# One column per Model Analyzer non-GPU metric tag (parsers.model_analyzer_common.TAG_COLUMNS).
+# One column per Model Analyzer non-GPU metric tag (parsers.model_analyzer.common.TAG_COLUMNS).
 NON_GPU_METRICS: tuple[Column, ...] = (
     m.THROUGHPUT,
     *m.LATENCIES,
