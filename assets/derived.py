@@ -71,11 +71,8 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
                                       passed=reason is None, metadata=check_metadata)
 
 
-def leave_out_missing(store: Store, table: Table) -> int:
+def leave_out_missing(store: Store, table: Table) -> None:
     """Delete the rows of files no longer under the raw root from a core table (their raw
     rows stay, marked missing in the ledger, until purged)."""
-    gone = store.query(f"SELECT count(*) AS n FROM {table.qualified} WHERE source_file IN "
-                       f"(SELECT path FROM {INGESTED_FILES.qualified} WHERE status = 'missing')")
     store.con.execute(f"DELETE FROM {table.qualified} WHERE source_file IN (SELECT path FROM "
                       f"{INGESTED_FILES.qualified} WHERE status = 'missing')")
-    return int(gone["n"][0])

@@ -22,7 +22,6 @@ class FoundFile:
     path: Path  # the real path, bytes of the name preserved: what is opened
     size_bytes: int
     mtime_ns: int
-    outside_root: bool = False  # a symlink pointing out of the raw root
     # set for an entry recorded without being read: its ledger status and reason
     unread_status: str | None = None
     unread_reason: str | None = None
@@ -101,8 +100,8 @@ def _symlink(relpath: str, path: Path, root: Path) -> FoundFile:
         return _unread(relpath, path, IGNORED,
                        f"symlink to a folder {where}: not followed", info)
     if not inside:
-        return FoundFile(relpath, path, 0, 0, outside_root=True, unread_status=REJECTED,
-                         unread_reason="symlink to a path outside the raw root: not followed")
+        return _unread(relpath, path, REJECTED,
+                       "symlink to a path outside the raw root: not followed")
     if not stat.S_ISREG(info.st_mode):
         return _unread(relpath, path, IGNORED, f"symlink to a {_kind(info.st_mode)}: not "
                        "opened", info)

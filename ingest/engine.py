@@ -22,7 +22,6 @@ from ingest.reading import Unreadable, read_file
 from ingest.run_context import (
     CONTEXT_FILE_NAMES,
     PATH_CONVENTIONS_FILE,
-    ContextError,
     ContextResolver,
 )
 from parsers.base import SourceFile
@@ -165,17 +164,15 @@ def _ingest_one(file: FoundFile, prior: LedgerEntry | None, contexts: ContextRes
     if not file.readable:
         return FileOutcome(file.relpath, "", file.size_bytes, file.mtime_ns, None,
                            file.unread_status or "rejected", file.unread_reason)
-    context_error, context_note = _context_of(contexts, file.relpath)
-    outcome = _examine_file(file, prior, context_error, stale_formats, limits)
-    if outcome.status != "rejected":
-        outcome.note = context_note
+    outcome = _examine_file(file, prior, stale_formats, limits)
+    if outcome.status != "rejected":  # what context it loaded without, and why
+        outcome.note = "; ".join(contexts.resolve(file.relpath).warnings) or None
     return outcome
 
 
-def _examine_file(file: FoundFile, prior: LedgerEntry | None, context_error: str | None,
-                  stale_formats: set[str], limits: Limits) -> FileOutcome:
-    if prior and _same_file(prior, file) and _still_current(prior, stale_formats) \
-            and not context_error:
+def _examine_file(file: FoundFile, prior: LedgerEntry | None, stale_formats: set[str],
+                  limits: Limits) -> FileOutcome:
+    if prior and _same_file(prior, file) and _still_current(prior, stale_formats):
         return FileOutcome(file.relpath, prior.sha256, file.size_bytes, file.mtime_ns,
                            prior.format, "unchanged", parser_version=prior.parser_version)
     try:
@@ -184,11 +181,10 @@ def _examine_file(file: FoundFile, prior: LedgerEntry | None, context_error: str
         return FileOutcome(file.relpath, "", file.size_bytes, file.mtime_ns, None, "rejected",
                            str(exc))
     sha = hashlib.sha256(data).hexdigest()
-    if prior and prior.sha256 == sha and _still_current(prior, stale_formats) \
-            and not context_error:  # touched, not changed
+    if prior and prior.sha256 == sha and _still_current(prior, stale_formats):  # touched
         return FileOutcome(file.relpath, sha, len(data), file.mtime_ns, prior.format,
                            "unchanged", parser_version=prior.parser_version)
-    outcome = examine(SourceFile(file.relpath, data), context_error, limits.max_parse_seconds,
+    outcome = examine(SourceFile(file.relpath, data), limits.max_parse_seconds,
                       check_rows=False)
     outcome.mtime_ns = file.mtime_ns
     return outcome
@@ -215,12 +211,3 @@ def _still_current(prior: LedgerEntry, stale_formats: set[str]) -> bool:
         return False
     parser = BY_FORMAT.get(prior.format or "")
     return parser is not None and parser.version == prior.parser_version
-
-
-def _context_of(contexts: ContextResolver, relpath: str) -> tuple[str | None, str | None]:
-    """(the error that rejects the file, or None; what its ledger row should note)."""
-    try:
-        found = contexts.resolve(relpath)
-    except ContextError as exc:
-        return str(exc), None
-    return None, "; ".join(found.warnings) or None

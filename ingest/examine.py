@@ -70,8 +70,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def examine(src: SourceFile, context_error: str | None = None,
-            max_parse_seconds: float | None = DEFAULT_MAX_PARSE_SECONDS,
+def examine(src: SourceFile, max_parse_seconds: float | None = DEFAULT_MAX_PARSE_SECONDS,
             check_rows: bool = True) -> FileOutcome:
     """Detect, parse and validate one file in memory: what ingestion would do with it.
     With check_rows=False the rows are left for the caller to validate in bulk
@@ -80,7 +79,7 @@ def examine(src: SourceFile, context_error: str | None = None,
     outcome = FileOutcome(src.relpath, sha, len(src.data), None, None, "rejected")
     try:
         with time_limit(max_parse_seconds):
-            return _examine(src, sha, outcome, context_error, check_rows)
+            return _examine(src, sha, outcome, check_rows)
     except ParseTimeout:
         outcome.rows, outcome.problems = {}, []
         outcome.error = (f"{outcome.format or 'detection'}: gave up after "
@@ -93,8 +92,8 @@ def examine(src: SourceFile, context_error: str | None = None,
     return outcome
 
 
-def _examine(src: SourceFile, sha: str, outcome: FileOutcome,
-             context_error: str | None, check_rows: bool) -> FileOutcome:
+def _examine(src: SourceFile, sha: str, outcome: FileOutcome, check_rows: bool
+             ) -> FileOutcome:
     detection = detect(src)
     outcome.format = detection.format
     if detection.ignored_reason:
@@ -104,9 +103,6 @@ def _examine(src: SourceFile, sha: str, outcome: FileOutcome,
         outcome.error = detection.rejected_reason
         return outcome
     outcome.parser_version = detection.parser.version
-    if context_error:
-        outcome.error = f"run context: {context_error}"
-        return outcome
     try:
         parsed = detection.parser.parse(src)
     except FormatError as exc:

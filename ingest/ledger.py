@@ -13,7 +13,7 @@ import polars as pl
 
 from ingest.examine import FileOutcome
 from ingest.fingerprint import code_fingerprint
-from ingest.run_context import ContextError, ContextResolver
+from ingest.run_context import ContextResolver
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import DERIVED_STATUS, INGESTED_FILES, INGESTION_RUNS, QUARANTINE
 from schemas.spec import Table
@@ -178,10 +178,7 @@ def _context_rows(report: IngestReport, contexts: ContextResolver) -> pl.DataFra
     for o in report.outcomes:
         if o.status in ("loaded", "unchanged", "missing") and o.format not in (
                 RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT):
-            try:
-                rows.append({"source_file": o.relpath, **contexts.resolve(o.relpath).row()})
-            except ContextError:
-                continue  # a missing file under a broken run.yaml keeps its rows, no context
+            rows.append({"source_file": o.relpath, **contexts.resolve(o.relpath).row()})
     if not rows:
         return FILE_CONTEXT.empty_frame()
     return FILE_CONTEXT.conform(pl.DataFrame(rows, infer_schema_length=None))

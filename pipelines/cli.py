@@ -19,8 +19,10 @@ from pathlib import Path
 import polars as pl
 
 from ingest import config
+from ingest.engine import DEFAULT_MAX_FILE_BYTES
 from ingest.examine import examine
-from ingest.run_context import ContextError, resolver_for
+from ingest.reading import Unreadable, read_file
+from ingest.run_context import resolver_for
 from parsers.base import SourceFile
 from pipelines import cli_analyst
 from reports.paths import report_path
@@ -237,13 +239,18 @@ def _check(args: argparse.Namespace) -> int:
             worst = 2
             continue
         relpath = _relative(path, raw_root)
-        context_error, context_warnings = _run_context(raw_root, path)
-        outcome = examine(SourceFile(relpath, path.read_bytes()), context_error)
+        try:  # as ingestion reads it: never blocking, within the size limit
+            data = read_file(path, config.max_file_bytes() or DEFAULT_MAX_FILE_BYTES)
+        except Unreadable as exc:
+            print(f"== {path}\n   status: rejected\n   reason: {exc}")
+            worst = max(worst, 1)
+            continue
+        outcome = examine(SourceFile(relpath, data))
         print(f"== {path}\n   format: {outcome.format or '(none)'}   status: {outcome.status}")
         if outcome.error:
             print(f"   reason: {outcome.error}")
             worst = max(worst, 1 if outcome.status == "rejected" else 0)
-        for warning in context_warnings:  # context left out: the file still loads
+        for warning in _context_warnings(raw_root, path):  # context left out: it still loads
             print(f"   context warning: {warning}")
         for key, rows in outcome.rows.items():
             print(f"   {key}: {rows.height} rows")
@@ -312,17 +319,14 @@ def _relative(path: Path, raw_root: Path) -> str:
     return resolved.name
 
 
-def _run_context(raw_root: Path, path: Path) -> tuple[str | None, tuple[str, ...]]:
-    """(the run context error that would reject this file, the context ingestion would
-    leave out of it and why), if it is under the raw root."""
+def _context_warnings(raw_root: Path, path: Path) -> tuple[str, ...]:
+    """The context ingestion would leave out of this file and why, if it is under the raw
+    root."""
     resolved = path.resolve()
     if raw_root not in resolved.parents:
-        return None, ()
+        return ()
     relpath = resolved.relative_to(raw_root).as_posix()
-    try:
-        return None, resolver_for(raw_root, relpath).resolve(relpath).warnings
-    except ContextError as exc:  # resolve no longer raises; kept as the contract allows it
-        return str(exc), ()
+    return resolver_for(raw_root, relpath).resolve(relpath).warnings
 
 
 def _print_preview(rows: pl.DataFrame) -> None:
