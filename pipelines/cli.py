@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import sys
 import time
@@ -294,7 +295,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
     demands = []
     for text in args.demand:
         model, sep, users = text.rpartition("=")
-        if not sep or not model or not users.isdigit() or int(users) < 1:
+        if not sep or not model or not users.isdecimal() or int(users) < 1:  # not "²"
             raise ValueError(f"--demand {text!r}: expected MODEL=USERS, users a whole number")
         demands.append(Demand(model, int(users)))
     if args.gpus_per_server < 1:
@@ -306,9 +307,15 @@ def _scenario(args: argparse.Namespace) -> Scenario:
             raise ValueError(f"--slo {args.slo!r}: expected PERCENTILE:MS with a percentile "
                              f"in {', '.join(PERCENTILES)}, or none")
         try:
-            slo = Slo("ad hoc", percentile, float(limit))
+            limit_ms = float(limit)
         except ValueError:
             raise ValueError(f"--slo {args.slo!r}: {limit!r} is not a number of ms") from None
+        if not math.isfinite(limit_ms) or limit_ms <= 0:
+            raise ValueError(f"--slo {args.slo!r}: the limit must be a finite number of ms "
+                             "above 0")
+        slo = Slo("ad hoc", percentile, limit_ms)
+    if not 0 < args.knee <= 1:  # also refuses nan
+        raise ValueError(f"--knee {args.knee}: a share of the peak throughput, in (0, 1]")
     return Scenario("ad hoc", args.gpu_model, args.gpus_per_server, slo, tuple(demands))
 
 

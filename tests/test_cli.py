@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pipelines.cli import main
 from samples import generate
 from store.store import connect
@@ -88,3 +90,16 @@ def test_check_on_a_project_fixture_needs_no_corpus(tmp_path, capsys, monkeypatc
     assert "format: perf_analyzer_csv   status: loaded" in out
     assert "raw.perf_analyzer: 3 rows" in out
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("option", "reason"), [
+    (["--slo", "p95:nan"], "the limit must be a finite number of ms above 0"),
+    (["--slo", "p95:inf"], "the limit must be a finite number of ms above 0"),
+    (["--knee", "nan"], "a share of the peak throughput, in (0, 1]"),
+    (["--demand", "m=²"], "expected MODEL=USERS, users a whole number"),
+])
+def test_plan_refuses_non_finite_and_odd_numbers(option, reason, tmp_path, capsys):
+    args = ["plan", "--demand", "x=4", "--gpu-model", "H100-80GB", "--gpus-per-server", "8",
+            "--warehouse", str(tmp_path / "none.duckdb"), *option]
+    assert main(args) == 2
+    assert reason in capsys.readouterr().err
