@@ -50,9 +50,12 @@ CHUNK_FILES = 1000  # files parsed, validated and written together
 
 def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
            progress: Progress | None = None,
-           on_rows_changed: Callable[[], None] | None = None) -> IngestReport:
-    """Bring the raw tables up to date with the raw root. `on_rows_changed` is called once,
-    as soon as the run knows derived tables will be rebuilt from rows: a file's rows
+           on_rows_changed: Callable[[], None] | None = None,
+           code_fingerprint: str = "") -> IngestReport:
+    """Bring the raw tables up to date with the raw root. `code_fingerprint` names the
+    code that derives tables (the assets' code versions): when it differs from the last
+    run's, derived tables are rebuilt though no file changed. `on_rows_changed` is called
+    once, as soon as the run knows derived tables will be rebuilt from rows: a file's rows
     changed, or the code did (or an earlier rebuild did not finish) while rows exist."""
     started = ledger.now()
     rows_changed = _Once(on_rows_changed)
@@ -71,7 +74,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                                 if p != PATH_CONVENTIONS_FILE}, conventions,
                                conventions_error)
     errors = {**contexts.errors, PATH_CONVENTIONS_FILE: conventions_error}
-    forced = bool(recreated) or ledger.code_changed(store) or ledger.rebuild_pending(store) \
+    forced = bool(recreated) or ledger.code_changed(store, code_fingerprint) or ledger.rebuild_pending(store) \
         or ledger.missing_policy_changed(store, limits.keep_missing)
     if forced and any(r["rows_loaded"] for r in kept.values()):
         rows_changed()
@@ -100,7 +103,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
             rows_changed()
         ledger.write_rows(store, missing, tables)
         report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started,
-                              keep_missing=limits.keep_missing)
+                              keep_missing=limits.keep_missing,
+                              code_fingerprint=code_fingerprint)
         report.data_changed = forced \
             or any(_changed(o, previous.get(o.relpath)) for o in report.outcomes)
         ledger.write_bookkeeping(store, report, kept, contexts)

@@ -12,7 +12,6 @@ from pathlib import Path
 import polars as pl
 
 from ingest.examine import FileOutcome
-from ingest.fingerprint import code_fingerprint
 from ingest.run_context import ContextResolver
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import DERIVED_STATUS, INGESTED_FILES, INGESTION_RUNS, QUARANTINE
@@ -33,6 +32,7 @@ class IngestReport:
 
     data_changed: bool = True
     keep_missing: bool = False
+    code_fingerprint: str = ""
 
     def counts(self) -> Counter[str]:
         return Counter(o.status for o in self.outcomes)
@@ -68,10 +68,10 @@ def missing_policy_changed(store: Store, keep_missing: bool) -> bool:
     return not last.is_empty() and bool(last["missing_rows_kept"][0]) != keep_missing
 
 
-def code_changed(store: Store) -> bool:
+def code_changed(store: Store, fingerprint: str) -> bool:
     last = store.query(f"SELECT code_fingerprint FROM {INGESTION_RUNS.qualified} "
                        "ORDER BY started_at DESC LIMIT 1")
-    return last.is_empty() or last["code_fingerprint"][0] != code_fingerprint()
+    return last.is_empty() or last["code_fingerprint"][0] != fingerprint
 
 
 def gone(previous: dict[str, LedgerEntry], seen: set[str], outcomes: list[FileOutcome],
@@ -193,7 +193,7 @@ def _run_row(report: IngestReport) -> pl.DataFrame:
         "files_loaded": counts["loaded"], "files_unchanged": counts["unchanged"],
         "files_rejected": counts["rejected"], "files_ignored": counts["ignored"],
         "files_removed": counts["missing"] + counts["purged"],
-        "data_changed": report.data_changed, "code_fingerprint": code_fingerprint(),
+        "data_changed": report.data_changed, "code_fingerprint": report.code_fingerprint,
         "missing_rows_kept": report.keep_missing,
         "derived_complete": False if report.data_changed else None,
     }]))

@@ -78,7 +78,9 @@ INGESTION_RUNS = Table(
              "were.", nullable=False),
         flag("derived_complete", "For a run that changed data: whether every derived table "
              "and the report were rebuilt (a crash in between makes the next run rebuild)."),
-        text("code_fingerprint", "Fingerprint of the code that derives tables."),
+        text("code_fingerprint", "Digest of the code versions of every derived asset "
+             "(assets/versions.py); a run whose digest differs from the last run's "
+             "rebuilds the derived tables though no file changed."),
         flag("missing_rows_kept", "Whether this run let rows of files no longer under the raw "
              "root feed the core and sizing tables (`sizing ingest --keep-missing`)."),
     ),

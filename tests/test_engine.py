@@ -109,6 +109,25 @@ def test_the_rows_changed_signal_comes_once_and_only_when_rows_change(store, raw
     assert calls == ["r1", "r4", "r5", "r6"]
 
 
+def test_new_code_that_derives_tables_rebuilds_them_though_no_file_changed(store, raw):
+    """An upgrade that changes a derived asset's code version changes the fingerprint the
+    raw step passes; the warehouse records it per run, so the next run rebuilds."""
+    def ingest_and_rebuild(run_id: str, fingerprint: str):
+        report = ingest(store, raw, run_id, code_fingerprint=fingerprint)
+        mark_derived_complete(store, run_id)
+        return report
+
+    assert ingest_and_rebuild("r1", "v1").data_changed
+    assert not ingest_and_rebuild("r2", "v1").data_changed
+    upgraded = ingest_and_rebuild("r3", "v2")
+    assert upgraded.data_changed and dict(upgraded.counts()) == {
+        "unchanged": len(generate.all_files())}
+    assert not ingest_and_rebuild("r4", "v2").data_changed
+    assert store.con.execute("SELECT run_id, code_fingerprint, data_changed FROM "
+                             "raw.ingestion_runs ORDER BY started_at").fetchall() == [
+        ("r1", "v1", True), ("r2", "v1", False), ("r3", "v2", True), ("r4", "v2", False)]
+
+
 def test_changed_file_replaces_exactly_its_rows(store, raw):
     run(store, raw)
     path = raw / MA_INFERENCE

@@ -7,6 +7,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from assets import versions as versions_module
 from assets.resources import Warehouse
 from pipelines.automation import daily_ingest_schedule, raw_files_sensor
 from pipelines.definitions import defs
@@ -33,6 +34,35 @@ GX_CHECKED = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memo
 STORAGE_CHECKS = ["elbencho_bandwidth_matches_bytes_over_time",
                   "fio_bandwidth_matches_bytes_over_runtime",
                   "gdsio_throughput_matches_bytes_over_time", "storage_system_known"]
+
+
+def test_every_asset_carries_the_code_version_of_its_domain():
+    """Dagster shows which assets' code changed; the warehouse records the digest of the
+    derived ones per run, so an upgrade rebuilds them (see test_engine)."""
+    graph = defs.resolve_asset_graph()
+    versions = {k.to_user_string(): graph.get(k).code_version for k in graph.get_all_asset_keys()}
+    assert versions["raw/fio_jobs"] == versions["raw/ingested_files"] == versions_module.RAW
+    assert versions["core/inference_measurements"] == versions["sizing/capacity_plan"] \
+        == versions["sizing/gpu_memory_rule"] == versions_module.INFERENCE
+    assert versions["core/training_runs"] == versions["sizing/training_scaling"] \
+        == versions_module.TRAINING
+    assert versions["core/storage_measurements"] == versions["sizing/checkpoint_write"] \
+        == versions_module.STORAGE
+    assert versions["reports/sizing_report"] == versions_module.REPORT
+    assert len({versions_module.RAW, *versions_module.DERIVED}) == 5
+    assert all(len(v or "") == 16 for v in versions.values())
+
+
+def test_a_code_version_changes_with_any_file_it_covers(tmp_path, monkeypatch):
+    (tmp_path / "transforms").mkdir()
+    (tmp_path / "transforms/rule.py").write_text("KNEE = 0.95\n")
+    (tmp_path / "transforms/notes.txt").write_text("not code")
+    monkeypatch.setattr(versions_module, "_ROOT", tmp_path)
+    before = versions_module.source_version("transforms")
+    (tmp_path / "transforms/notes.txt").write_text("still not code")
+    assert versions_module.source_version("transforms") == before
+    (tmp_path / "transforms/rule.py").write_text("KNEE = 0.9\n")
+    assert versions_module.source_version("transforms") != before
 
 
 def test_asset_graph_snapshot():

@@ -6,6 +6,7 @@ from assets.derived import fresh_check, rebuild
 from assets.keys import table_key
 from assets.resources import SizingRules, Warehouse
 from assets.row_checks import rows_check
+from assets.versions import INFERENCE
 from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.genai_perf import GENAI_PERF
@@ -33,6 +34,7 @@ _INPUTS = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOI
 @dg.asset(
     key=INFERENCE_KEY,
     group_name="core",
+    code_version=INFERENCE,
     deps=[table_key(t) for t in _INPUTS],
     kinds={"duckdb"},
     description=INFERENCE_MEASUREMENTS.description,

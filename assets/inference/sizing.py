@@ -5,6 +5,7 @@ import dagster as dg
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key
 from assets.resources import SizingRules, Warehouse
+from assets.versions import INFERENCE
 from schemas.context import REFERENCE_GPUS, REFERENCE_MODELS
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.scenarios import CAPACITY_SCENARIOS, SLO_POLICIES
@@ -22,6 +23,7 @@ INFERENCE_KEY = table_key(INFERENCE_MEASUREMENTS)
 
 
 @dg.asset(key=table_key(INFERENCE_OPTIMAL_CONCURRENCY), group_name="sizing", kinds={"duckdb"},
+          code_version=INFERENCE,
           deps=[INFERENCE_KEY, table_key(SLO_POLICIES)],
           description=INFERENCE_OPTIMAL_CONCURRENCY.description,
           check_specs=fresh_checks([INFERENCE_OPTIMAL_CONCURRENCY]))
@@ -39,10 +41,10 @@ _PLANS = (CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES)
     name="gpu_memory_rule_tables",
     specs=[
         dg.AssetSpec(table_key(GPU_MEMORY_PER_MODEL), group_name="sizing", kinds={"duckdb"},
-                     deps=[INFERENCE_KEY, table_key(REFERENCE_MODELS)],
+                     code_version=INFERENCE, deps=[INFERENCE_KEY, table_key(REFERENCE_MODELS)],
                      description=GPU_MEMORY_PER_MODEL.description),
         dg.AssetSpec(table_key(GPU_MEMORY_RULE), group_name="sizing", kinds={"duckdb"},
-                     deps=[table_key(GPU_MEMORY_PER_MODEL)],
+                     code_version=INFERENCE, deps=[table_key(GPU_MEMORY_PER_MODEL)],
                      description=GPU_MEMORY_RULE.description),
     ],
     check_specs=fresh_checks(_MEMORY),
@@ -57,6 +59,7 @@ _PLAN_INPUTS = [INFERENCE_KEY, table_key(CAPACITY_SCENARIOS), table_key(REFERENC
 @dg.multi_asset(
     name="capacity_plan_tables",
     specs=[dg.AssetSpec(table_key(t), group_name="sizing", kinds={"duckdb"}, deps=_PLAN_INPUTS,
+                        code_version=INFERENCE,
                         description=t.description)
            for t in _PLANS],
     check_specs=fresh_checks(_PLANS),

@@ -10,6 +10,7 @@ from assets.keys import table_key
 from assets.metadata import table_metadata
 from assets.resources import Warehouse
 from assets.row_checks import rows_check
+from assets.versions import RAW, derived_fingerprint
 from ingest.engine import ingest
 from parsers.registry import data_tables
 from schemas.context import FILE_CONTEXT
@@ -40,7 +41,8 @@ class Progress:
 @dg.multi_asset(
     name="ingest_raw_files",
     specs=[dg.AssetSpec(table_key(t), group_name="raw", description=t.description,
-                        kinds={"duckdb"}, skippable=t not in BOOKKEEPING) for t in RAW_TABLES],
+                        kinds={"duckdb"}, skippable=t not in BOOKKEEPING, code_version=RAW)
+           for t in RAW_TABLES],
     description="Discover every file under the raw root, detect its format from content, "
                 "parse, validate and load it; unchanged files are skipped.",
 )
@@ -48,7 +50,8 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
     with warehouse.writer() as store:
         # the rebuild's checks will need GX: the worker loads it while the run goes on
         report = ingest(store, warehouse.raw_root(), context.run_id, warehouse.limits(),
-                        progress=Progress(context.log), on_rows_changed=GX_WORKER.start)
+                        progress=Progress(context.log), on_rows_changed=GX_WORKER.start,
+                        code_fingerprint=derived_fingerprint())
         counts = report.counts()
         context.log.info(
             f"{len(report.outcomes)} files: " + ", ".join(f"{n} {s}" for s, n in counts.items())

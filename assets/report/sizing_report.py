@@ -10,6 +10,7 @@ from assets.derived import CHECK_FRESH, MAX_REASON_CHARS, fresh_check
 from assets.keys import REPORT_KEY, table_key
 from assets.keys import table_key as key
 from assets.resources import Warehouse
+from assets.versions import REPORT
 from ingest.ledger import mark_derived_complete
 from reports.checks import CheckOutcome
 from reports.paths import report_path
@@ -33,6 +34,7 @@ _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUR
 
 
 @dg.asset(key=REPORT_KEY, group_name="reports", kinds={"html"}, deps=_DEPS,
+          code_version=REPORT,
           op_tags={"dagster/priority": "-100"}, check_specs=[fresh_check(REPORT_KEY)],
           description="The sizing report: warehouse/reports/sizing-report.html, one "
                       "self-contained page (no script, nothing loaded from outside, "

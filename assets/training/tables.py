@@ -7,6 +7,7 @@ from assets.keys import table_key
 from assets.keys import table_key as key
 from assets.resources import Warehouse
 from assets.row_checks import rows_check
+from assets.versions import TRAINING
 from schemas.context import FILE_CONTEXT
 from schemas.tf_cnn import (
     TF_CNN_BENCHMARK_METRICS,
@@ -27,7 +28,7 @@ _INPUTS = (TF_CNN_RUNS, TF_CNN_STEPS, TF_CNN_BENCHMARK_RUNS, TF_CNN_BENCHMARK_ME
            FILE_CONTEXT)
 
 
-@dg.asset(key=key(TRAINING_RUNS), group_name="core", kinds={"duckdb"},
+@dg.asset(key=key(TRAINING_RUNS), group_name="core", kinds={"duckdb"}, code_version=TRAINING,
           deps=[table_key(t) for t in _INPUTS], description=TRAINING_RUNS.description,
           check_specs=fresh_checks([TRAINING_RUNS]))
 def training_runs(context: dg.AssetExecutionContext, warehouse: Warehouse):
@@ -40,7 +41,7 @@ _SIZING = (TRAINING_SCALING, VIRTUALIZATION_OVERHEAD)
 
 @dg.multi_asset(
     name="training_sizing_tables",
-    specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"},
+    specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, code_version=TRAINING,
                         deps=[key(TRAINING_RUNS)], description=t.description)
            for t in _SIZING],
     check_specs=fresh_checks(_SIZING),

@@ -1,0 +1,51 @@
+"""Each asset's `code_version`: a digest of the source its output depends on, so Dagster
+can show which assets' code changed since they were last materialized.
+
+Dagster keeps that history only in a persistent instance, and `sizing ingest` usually runs
+on an ephemeral one that forgets it at exit. So the warehouse also records, per run, the
+digest of every derived asset's version (raw.ingestion_runs.code_fingerprint): after an
+upgrade that changes how a derived table is built, the next run rebuilds the derived tables
+even when no file changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parents[1]
+
+# What every derived table is built with: the table declarations, the store, the SQL, the
+# one write policy, the checks and the resources that configure them.
+_DERIVING = ("schemas", "store", "transforms/derived.py", "transforms/freshness.py",
+             "transforms/sql", "transforms/quality", "assets/derived.py", "assets/keys.py",
+             "assets/metadata.py", "assets/resources.py", "assets/row_checks.py",
+             "assets/business_rules.py")
+
+
+def source_version(*paths: str) -> str:
+    """A digest of the .py and .sql files at `paths` (folders or files, relative to the
+    project root): it changes whenever one of them does."""
+    digest = hashlib.sha256()
+    files = set()
+    for path in map(_ROOT.joinpath, paths):
+        files |= {path} if path.is_file() else set(path.rglob("*"))
+    for file in sorted(f for f in files if f.suffix in (".py", ".sql") and f.is_file()):
+        digest.update(file.relative_to(_ROOT).as_posix().encode())
+        digest.update(hashlib.sha256(file.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+RAW = source_version("ingest", "parsers", "schemas", "store", "assets/ingestion")
+INFERENCE = source_version(*_DERIVING, "transforms/inference", "assets/inference")
+TRAINING = source_version(*_DERIVING, "transforms/training", "assets/training")
+STORAGE = source_version(*_DERIVING, "transforms/storage", "assets/storage")
+REPORT = source_version(*_DERIVING, "reports", "assets/report")
+DERIVED = (INFERENCE, TRAINING, STORAGE, REPORT)
+
+
+def derived_fingerprint() -> str:
+    """One digest of every derived asset's code version: what the warehouse records per run
+    to know that the code deriving its tables changed."""
+    return hashlib.sha256(":".join(DERIVED).encode()).hexdigest()[:16]
+
