@@ -74,8 +74,9 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                                 if p != PATH_CONVENTIONS_FILE}, conventions,
                                conventions_error)
     errors = {**contexts.errors, PATH_CONVENTIONS_FILE: conventions_error}
-    forced = bool(recreated) or ledger.code_changed(store, code_fingerprint) or ledger.rebuild_pending(store) \
-        or ledger.missing_policy_changed(store, limits.keep_missing)
+    forced = (bool(recreated) or ledger.code_changed(store, code_fingerprint)
+              or ledger.rebuild_pending(store)
+              or ledger.missing_policy_changed(store, limits.keep_missing))
     if forced and any(r["rows_loaded"] for r in kept.values()):
         rows_changed()
     outcomes: list[FileOutcome] = []
