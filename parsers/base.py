@@ -75,10 +75,26 @@ class RowProblem:
     source_file: str | None = None  # set when rows of several files are validated together
 
 
+@dataclass(frozen=True)
+class LabelConflict:
+    """Two pieces of evidence disagree about a label (a GPU count, a model, a precision):
+    `value` from `source` was kept, `overridden_value` from `overridden_source` was not.
+    Sources name the evidence: "file:<what in the file>", "sidecar:<path>",
+    "run.yaml:<path>", "path:<convention or folder>"."""
+
+    column: str  # the label column it decides, e.g. "gpus"
+    value: str
+    source: str
+    overridden_value: str
+    overridden_source: str
+    location: str | None = None  # where in the file, when it is one run of several
+
+
 @dataclass
 class Parsed:
     tables: dict[str, pl.DataFrame]  # table key ("raw.perf_analyzer") -> rows
     problems: list[RowProblem] = field(default_factory=list)
+    conflicts: list[LabelConflict] = field(default_factory=list)
 
 
 class Parser(Protocol):
