@@ -58,10 +58,15 @@ _HEADER_COLUMNS = (
     integer("device_count", "Entries in the 'Devices:' list.", checks=NON_NEGATIVE),
     text("device_type", "'gpu', 'cpu' or 'mixed', from the 'Devices:' entries."),
     integer("num_workers", "Training processes in the job: Horovod ranks (= entries in "
-            "'Devices:'), distributed workers (global batch / (per-device batch x local "
-            "devices)), tasks in a distributed_all_reduce device list, else 1.",
-            checks=NON_NEGATIVE),
-    integer("job_device_count", "Devices training in the whole job (all ranks or workers).",
+            "'Devices:'), workers of a --job_name cluster ('Sync:' printed or '/job:' "
+            "devices: global batch / (per-device batch x local devices)), tasks in a "
+            "distributed_all_reduce device list, else 1 (one process, whatever the "
+            "batch-size lines say); NULL without a 'Devices:' line.", checks=NON_NEGATIVE),
+    integer("job_device_count", "Devices training in the whole job: the 'Devices:' list where "
+            "it names them all (one process, Horovod ranks, distributed_all_reduce), local "
+            "devices x workers for a cluster task, global / per-device batch only without a "
+            "'Devices:' line. Batch-size lines or a '<N>gpus' path that disagree with the "
+            "device list are recorded in raw.label_conflicts, never divided in.",
             checks=NON_NEGATIVE),
     text("data_format", "'Data format:' (NCHW or NHWC)."),
     text("optimizer", "'Optimizer:' (sgd, momentum, rmsprop, adam)."),

@@ -9,9 +9,6 @@ from parsers.base import whole_number
 from parsers.numbers import parse_float, parse_int
 
 _GLOBAL = re.compile(r"^(?P<n>\d+) global$")
-_QUOTED = re.compile(r"'([^']*)'")
-_TASK = re.compile(r"task:?(?P<n>\d+)")
-_WORKER_DEVICE = re.compile(r"/job:worker/replica:\d+/task:(?P<n>\d+)/")
 _MODES = {"forward-only": "forward only"}  # the spelling before 2018-10
 _PRECISION = {"float32": "fp32", "float16": "fp16"}  # 2017 fork 'Data type:' line
 _FLAGS = {"SingleSess": "single_session", "NUMA bind": "numa_bind", "Sync": "sync"}
@@ -23,8 +20,9 @@ _HANDLED = {*_FLAGS, *_TEXTS, "Dataset", "Mode", "Batch size", "per_device", "Nu
 
 
 def header_values(header: dict[str, str], lines: dict[str, int]) -> dict[str, object]:
-    """Columns of raw.tf_cnn_runs from the header; ValueError naming the line if a value
-    does not have its documented shape."""
+    """Columns of raw.tf_cnn_runs from the header as printed (the device columns they imply
+    are topology's); ValueError naming the line if a value does not have its documented
+    shape."""
     values: dict[str, object] = {}
     for key, value in header.items():
         try:
@@ -33,7 +31,6 @@ def header_values(header: dict[str, str], lines: dict[str, int]) -> dict[str, ob
             raise ValueError(f"line {lines[key]}: {key} {value!r}: {exc}") from None
     extra = {k: v for k, v in header.items() if k not in _HANDLED}
     values["header_extra"] = json.dumps(extra) if extra else None
-    values.update(_topology(values, header.get("Devices")))
     return values
 
 
@@ -69,43 +66,3 @@ def _flag(value: str) -> bool:
     if value not in ("True", "False"):
         raise ValueError("expected True or False")
     return value == "True"
-
-
-def _topology(values: dict[str, object], devices_text: str | None) -> dict[str, object]:
-    """Device count and type, workers and job size, task role (FORMATS.md section 4)."""
-    if devices_text is None:
-        return {}
-    devices = _QUOTED.findall(devices_text)
-    kinds = {"gpu" if "gpu" in d.lower() else "cpu" if "cpu" in d.lower() else "other"
-             for d in devices}
-    workers, job_devices = _workers(values, devices)
-    out: dict[str, object] = {
-        "device_count": len(devices),
-        "device_type": kinds.pop() if len(kinds) == 1 else ("mixed" if kinds else None),
-        "num_workers": workers,
-        "job_device_count": job_devices,
-    }
-    if values.get("single_session") and len({_task(d) for d in devices}) > 1:
-        out["task_type"] = "controller"
-    elif match := _WORKER_DEVICE.search(devices_text):
-        out["task_type"], out["task_index"] = "worker", parse_int(match["n"], "worker")
-    return out
-
-
-def _workers(values: dict[str, object], devices: list[str]) -> tuple[int | None, int | None]:
-    count = len(devices)
-    if values.get("variable_update") == "horovod":
-        return count, count  # one device per rank, every rank listed
-    if values.get("single_session"):  # distributed_all_reduce lists all tasks' devices
-        return max(len({_task(d) for d in devices}), 1), count
-    batch, per_device = values.get("batch_global"), values.get("batch_per_device")
-    if isinstance(batch, int) and isinstance(per_device, int) and per_device and count \
-            and batch % (per_device * count) == 0:
-        workers = batch // (per_device * count)
-        return workers, workers * count
-    return None, None
-
-
-def _task(device: str) -> str | None:
-    match = _TASK.search(device)
-    return match["n"] if match else None

@@ -8,12 +8,14 @@ failed and truncated runs included, with one raw.tf_cnn_steps row per progress l
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import polars as pl
 
 from parsers.base import FormatError, Parsed, SourceFile, frame
 from parsers.tf_cnn.lines import split_streams
 from parsers.tf_cnn.rows import StreamRows, read_stream
+from parsers.tf_cnn.topology import gpus_in_path
 from schemas.spec import Table
 from schemas.tf_cnn import TF_CNN_RUNS, TF_CNN_STEPS
 
@@ -32,7 +34,7 @@ _NVCNN = re.compile(r"^This script:\s+nv\w*cnn\w*\.py|^Script arguments:", re.MU
 
 class TfCnnLog:
     format = "tf_cnn_log"
-    version = 1
+    version = 2  # 2: the device list decides the GPU count; disagreements are conflicts
     tables: tuple[Table, ...] = (TF_CNN_RUNS, TF_CNN_STEPS)
 
     def sniff(self, src: SourceFile) -> bool:
@@ -46,11 +48,13 @@ class TfCnnLog:
     def parse(self, src: SourceFile) -> Parsed:
         found = StreamRows()
         streams = split_streams(src.text())
+        path_gpus = gpus_in_path(src.relpath)
         for rank in sorted(streams, key=lambda r: -1 if r is None else r):
-            rows = read_stream(streams[rank], rank)
+            rows = read_stream(streams[rank], rank, path_gpus)
             found.runs += rows.runs
             found.steps += rows.steps
             found.problems += rows.problems
+            found.conflicts += rows.conflicts
         if not found.runs and not found.problems:
             raise FormatError(
                 "no tf_cnn_benchmarks run found: no 'TensorFlow:'...'==========' header block "
@@ -62,7 +66,10 @@ class TfCnnLog:
                            for r in (s if isinstance(s, list) else s.to_dicts())], TF_CNN_STEPS)
         else:
             steps = pl.concat(frames) if frames else frame([], TF_CNN_STEPS)
-        return Parsed({TF_CNN_RUNS.key: runs, TF_CNN_STEPS.key: steps}, found.problems)
+        if len(found.runs) == 1:  # a location only tells runs of one file apart
+            found.conflicts = [replace(c, location=None) for c in found.conflicts]
+        return Parsed({TF_CNN_RUNS.key: runs, TF_CNN_STEPS.key: steps}, found.problems,
+                      found.conflicts)
 
 
 def lookalike_reason(src: SourceFile) -> str | None:

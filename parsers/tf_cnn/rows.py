@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from parsers.base import RowProblem
+from parsers.base import LabelConflict, RowProblem
 from parsers.numbers import parse_int
 from parsers.tf_cnn.devices import devices
 from parsers.tf_cnn.failures import Outcome, failure
 from parsers.tf_cnn.header import header_values
 from parsers.tf_cnn.lines import Line, StepValues, finite, step_values
 from parsers.tf_cnn.runs import Block, Run, split_runs
+from parsers.tf_cnn.topology import topology
 from parsers.units import FRACTION_TO_PCT
 from schemas.tf_cnn import TF_CNN_RUNS, TF_CNN_STEPS
 
@@ -26,9 +27,11 @@ class StreamRows:
     # per run, raw.tf_cnn_steps; rows as dicts when a number is beyond 64 bits (see _steps)
     steps: list[pl.DataFrame | list[dict[str, object]]] = field(default_factory=list)
     problems: list[RowProblem] = field(default_factory=list)
+    conflicts: list[LabelConflict] = field(default_factory=list)  # located at the run's line
 
 
-def read_stream(lines: list[Line], rank: int | None) -> StreamRows:
+def read_stream(lines: list[Line], rank: int | None, path_gpus: int | None) -> StreamRows:
+    """The stream's runs; `path_gpus` is the GPU count the file's path states, if any."""
     out = StreamRows()
     blocks = split_runs(lines)
     for index, block in enumerate(blocks, 1):
@@ -38,10 +41,13 @@ def read_stream(lines: list[Line], rank: int | None) -> StreamRows:
         out.problems += _garbled(block.run)
         try:
             row = {**key, **header_values(block.run.header, block.run.header_line)}
+            layout = topology(row, path_gpus, f"line {block.run.start}")
         except ValueError as exc:
             out.problems.append(RowProblem(str(exc).split(":", 1)[0], str(exc), TF_CNN_RUNS.key,
                                            json.dumps(block.run.header)))
             continue
+        row.update(layout.values)
+        out.conflicts += layout.conflicts
         row.update(_context(block))
         row.update(_outcome(block, row))
         row.update(_step_summary(steps))

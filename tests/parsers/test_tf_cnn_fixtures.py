@@ -3,7 +3,8 @@ Lambda-harness single-GPU log (stripped indentation, epoch after each step), a 4
 replicated log with TF's device chatter and XLA, Horovod with and without mpirun
 --tag-output, forward-only and evaluation runs, a 2017 header, distributed PS and worker
 tasks, a Kubeflow launcher log, failed and truncated runs, a restart appended to a file,
-look-alikes of other scripts, the Lambda `metadata` sidecar and --benchmark_log_dir JSON."""
+batch-size lines that disagree with the device list or stand alone, look-alikes of other
+scripts, the Lambda `metadata` sidecar and --benchmark_log_dir JSON."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import json
 
 import pytest
 
-from parsers.base import FormatError, SourceFile
+from parsers.base import FormatError, LabelConflict, SourceFile
 from parsers.registry import detect
 from parsers.tf_cnn.benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
 from parsers.tf_cnn.lambda_metadata import TfCnnLambdaMetadata
 from parsers.tf_cnn.log import TfCnnLog
+from parsers.tf_cnn.topology import gpus_in_path
 from tests.conftest import only
 from tests.fixtures import LAMBDA, TF, fixture
 
@@ -193,6 +195,90 @@ def test_distributed_worker_task():
     assert (found["num_workers"], found["job_device_count"]) == (2, 8)  # 512 / (64 x 4)
     assert (found["variable_update"], found["status"], found["images_per_sec_total"]) == (
         "distributed_replicated", "ok", 1581.02)
+
+
+# ---- the GPU count: the device list decides, other evidence is cross-checked ----------------
+
+DISAGREE = TF + "gpu_count/batch_lines_disagree.log"  # 8 devices, 1024 global / 64 per device
+NO_DEVICES = TF + "gpu_count/no_devices_line.log"  # no 'Devices:' line, 512 global / 64
+BATCH_SAYS_16 = LabelConflict("gpus", "8", "file:device list", "16", "file:batch size lines")
+
+
+def parse_as(relpath: str, data: bytes):
+    result = TfCnnLog().parse(SourceFile(relpath, data))
+    assert result.problems == []
+    return result.tables[RUNS], result.conflicts
+
+
+def test_batch_lines_that_disagree_do_not_multiply_the_device_list():
+    runs, conflicts = parse_as(DISAGREE, fixture(DISAGREE).data)
+    (found,) = runs.to_dicts()
+    assert (found["batch_global"], found["batch_per_device"], found["device_count"]) == (
+        1024, 64, 8)
+    # one process (no 'Sync:' line, no '/job:' devices): 1024 / 64 = 16 is not 2 workers
+    assert (found["num_workers"], found["job_device_count"]) == (1, 8)
+    assert conflicts == [BATCH_SAYS_16]
+
+
+def test_a_folder_that_disagrees_too_is_a_second_conflict():
+    relpath = LAMBDA + "syn-replicated-fp32-4gpus/resnet50-64/throughput/1"
+    runs, conflicts = parse_as(relpath, fixture(DISAGREE).data)
+    assert runs["job_device_count"].to_list() == [8]
+    assert conflicts == [BATCH_SAYS_16, LabelConflict("gpus", "8", "file:device list", "4",
+                                                      "path:folder")]
+
+
+def test_a_folder_alone_that_disagrees():
+    data = fixture(DISAGREE).data.replace(b"1024 global", b"512 global")
+    runs, conflicts = parse_as(TF + "dgx1-v100/4gpus/run.log", data)
+    assert runs["job_device_count"].to_list() == [8]
+    assert conflicts == [LabelConflict("gpus", "8", "file:device list", "4", "path:folder")]
+
+
+def test_an_agreeing_folder_is_no_conflict():
+    data = fixture(DISAGREE).data.replace(b"1024 global", b"512 global")
+    assert parse_as(TF + "dgx1-v100/resnet50_8-gpus.log", data)[1] == []
+
+
+def test_without_a_device_list_the_batch_lines_count_the_devices():
+    runs, conflicts = parse_as(NO_DEVICES, fixture(NO_DEVICES).data)
+    (found,) = runs.to_dicts()
+    assert (found["devices"], found["device_count"], found["num_workers"]) == (None, None, None)
+    assert found["job_device_count"] == 8  # 512 global / 64 per device
+    assert conflicts == []
+    _, conflicts = parse_as(TF + "gpu_count/4gpus/no_devices_line.log", fixture(NO_DEVICES).data)
+    assert conflicts == [LabelConflict("gpus", "8", "file:batch size lines", "4", "path:folder")]
+
+
+def test_a_distributed_worker_keeps_counting_workers_and_checks_the_folder():
+    runs, conflicts = parse_as(TF + "distributed-16gpus/worker1.log",
+                               fixture(TF + "distributed/worker1.log").data)
+    assert runs.select("num_workers", "job_device_count").row(0) == (2, 8)  # 512 / (64 x 4)
+    assert conflicts == [LabelConflict("gpus", "8", "file:batch size lines", "16",
+                                       "path:folder")]
+
+
+def test_conflicts_of_several_runs_name_their_run_line():
+    data = fixture(DISAGREE).data
+    runs, conflicts = parse_as(DISAGREE, data + data)  # a second run appended to the file
+    assert runs["source_line"].to_list() == [1, 28]
+    assert [c.location for c in conflicts] == ["line 1", "line 28"]
+    assert {c.overridden_value for c in conflicts} == {"16"}
+
+
+@pytest.mark.parametrize("relpath, gpus", [
+    (LAMBDA + "syn-replicated-fp16-1gpus/resnet50-64/throughput/1", 1),
+    (TF + "dgx1-v100/replicated_4gpu_resnet152.log", 4),
+    (TF + "restart/resnet50_train_gpus=4.log", 4),
+    ("tea1528/resnet50_synthetic/3_gpu.out", 3),
+    ("training/h100-pod-a/2-nodes/resnet50-bs256-16gpu.log", 16),
+    ("runs/8-GPUs/4gpu.log", 4),  # the innermost name wins
+    ("logs/Processor-LambdaCloud_4xQuadro_RTX_6000.logs/x.log", None),  # '4x' is no count
+    ("logs/7742-1xA100-SXM4-40GB_TF2_3.logs/syn/1", None),
+    ("runs/gpu0/bs256gpu.log", None),
+])
+def test_gpu_count_in_a_path(relpath, gpus):
+    assert gpus_in_path(relpath) == gpus
 
 
 # ---- older and wrapped logs ---------------------------------------------------------------

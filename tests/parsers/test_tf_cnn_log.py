@@ -126,6 +126,37 @@ def test_every_corpus_log_run(case: Expected):
     assert run["precision"] is None  # never printed by tf_cnn_benchmarks
 
 
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.relpath.split("/logs/")[-1][:60])
+def test_device_list_batch_lines_and_folder_agree_in_every_corpus_log(case: Expected):
+    result = parsed(case.relpath)
+    assert result.tables[RUNS]["job_device_count"].to_list() == [case.devices]
+    assert result.conflicts == []
+
+
+@pytest.mark.parametrize(("log", "gpus"), [
+    ("3960X-GeForce_RTX_3080_XLA.logs/syn-replicated-fp16-2gpus/inception3-24/throughput/1", 2),
+    ("Platinum-Tesla_V100-SXM3-32GB_HP16_TF2_2.logs/syn-replicated-fp32-8gpus/inception3-192/"
+     "throughput/1", 8),
+    ("Processor-Tesla_V100-SXM2-16GB_LambdaCloud_TF1_15.logs/syn-replicated-fp16-8gpus/"
+     "inception3-192/throughput/1", 8),
+    # crashed before printing a header: the log counts nothing; the folder's 4 is path context
+    ("Processor-LambdaCloud_4xQuadro_RTX_6000.logs/syn-parameter_server-fp16-4gpus/"
+     "inception3-256/throughput/1", None),
+])
+def test_inception3_multi_gpu_logs_count_their_device_list(log, gpus):
+    result = parsed(LOGS + log)
+    run = result.tables[RUNS].row(0, named=True)
+    assert (run["device_count"], run["job_device_count"]) == (gpus, gpus)
+    assert run["num_workers"] == (None if gpus is None else 1)
+    assert result.conflicts == []
+
+
+def test_the_appended_runs_of_one_log_agree_with_its_gpus_4_name():
+    result = parsed(CODY)
+    assert set(result.tables[RUNS]["job_device_count"]) == {4}
+    assert result.conflicts == []
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if c.status == "ok"],
                          ids=lambda c: c.relpath.split("/logs/")[-1][:60])
 def test_complete_runs_have_their_step_lines(case: Expected):

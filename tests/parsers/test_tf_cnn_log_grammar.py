@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from parsers.base import FormatError
+from parsers.base import FormatError, LabelConflict
 from parsers.tf_cnn.log import TfCnnLog, lookalike_reason
 from tests.conftest import text_file
 
@@ -144,6 +144,22 @@ def test_distributed_all_reduce_controller_lists_every_task():
     assert (run["task_type"], run["single_session"], run["num_workers"]) == (
         "controller", True, 2)
     assert (run["job_device_count"], run["all_reduce_spec"]) == (2, "xring")
+
+
+@pytest.mark.parametrize(("variables", "devices", "single", "workers"), [
+    ("horovod", HVD2, False, 2),  # every rank listed
+    ("distributed_all_reduce", "['job:worker/replica:0/task0/gpu:0', "
+                               "'job:worker/replica:0/task1/gpu:0']", True, 2),
+    ("replicated", "['/gpu:0', '/gpu:1']", False, 1),
+])
+def test_batch_lines_that_disagree_with_a_whole_job_device_list(variables, devices, single,
+                                                               workers):
+    result = parse(header(batch=512, per_device=64, devices=devices, variables=variables,
+                          single=single) + ["Running warm up", *steps((1, 50.0)), *total(100.0)])
+    (run,) = result.tables[RUNS].to_dicts()
+    assert (run["num_workers"], run["job_device_count"]) == (workers, 2)  # not 512 / 64 = 8
+    assert result.conflicts == [LabelConflict("gpus", "2", "file:device list", "8",
+                                              "file:batch size lines")]
 
 
 def test_evaluation_mode_steps_accuracy_and_total():
