@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from parsers.base import SourceFile
+from parsers.mlperf_storage import archive as mlperf_storage
 from parsers.tf_cnn.log import lookalike_reason
 
 _MA_CONFIG_KEYS = ("profile_models", "model_repository", "run_config_search", "objectives",
@@ -45,9 +46,26 @@ def _fio_job_file(src: SourceFile) -> bool:
         and bool(_FIO_KEYS.search(src.head(4096)))
 
 
+_APPLE_DOUBLE = (b"\x00\x05\x16\x07", b"\x00\x05\x16\x00")  # AppleDouble, AppleSingle magic
+_DS_STORE = b"\x00\x00\x00\x01Bud1"
+
+
+def _script(src: SourceFile) -> str | None:
+    first = _first_line(src)
+    return f"not a result: script ({first[:60]})" if first.startswith("#!") else None
+
+
+_Known = tuple[tuple[Callable[[SourceFile], bool], str], ...]
 # (test on the file, reason): content first, so a renamed file is still recognised
-_KNOWN: tuple[tuple[Callable[[SourceFile], bool], str], ...] = (
+_EMPTY_OR_BINARY: _Known = (
     (lambda s: not s.data.strip(), "not a result: empty file"),
+    (lambda s: s.data.startswith(_APPLE_DOUBLE),
+     "not a result: macOS AppleDouble file (the resource fork and Finder attributes a Mac "
+     "copy writes beside a file as '._<name>'), no data of its own"),
+    (lambda s: s.data.startswith(_DS_STORE), "not a result: macOS Finder folder settings "
+                                             "(.DS_Store)"),
+)
+_KNOWN: _Known = (
     (_fio_job_file, "not a result: fio job file (or template): the run's output is loaded"),
     (lambda s: bool(re.match(r"^\d+, \d+, \d+(, \d+){8,}", _first_line(s))),
      "not a result: fio latency histogram log (write_hist_log)"),
@@ -63,9 +81,6 @@ _KNOWN: tuple[tuple[Callable[[SourceFile], bool], str], ...] = (
     (lambda s: _first_line(s).startswith("Label,Phase,RuntimeMS,Rank,MixType,Done%"),
      "not a result: elbencho live statistics (--livecsv), progress samples; the phase "
      "results are in the --csvfile/--resfile output"),
-    (lambda s: _suffix(s) in (".yaml", ".yml") and bool(re.match(r"^- \+*workload[.=]",
-                                                                 _first_line(s))),
-     "not a result: MLPerf Storage (DLIO/Hydra) run configuration overrides"),
     (lambda s: _suffix(s) in (".yaml", ".yml") and any(k in s.head() for k in _MA_CONFIG_KEYS),
      "not a result: Model Analyzer profile config (YAML)"),
 )
@@ -73,12 +88,19 @@ _KNOWN: tuple[tuple[Callable[[SourceFile], bool], str], ...] = (
 
 def not_a_result(src: SourceFile) -> str | None:
     """Why this file is not a result, or None when it might be one."""
+    for test, reason in _EMPTY_OR_BINARY:  # first: a Mac writes '._report.pdf' too
+        if test(src):
+            return reason
     suffix = _suffix(src)
     if suffix in _REPORT_SUFFIXES:
         return f"not a result: {_REPORT_SUFFIXES[suffix]}"
+    if found := mlperf_storage.not_a_result(src):
+        return found
     for test, reason in _KNOWN:
         if test(src):
             return reason
+    if found := _script(src):
+        return found
     head = src.head(4096)
     if suffix in _MARKUP_SUFFIXES or (suffix in _TEXT_SUFFIXES and _looks_like_prose(head)):
         return "not a result: documentation text"
@@ -102,4 +124,4 @@ def unsupported(src: SourceFile) -> str | None:
                 "across versions): export the same run with perf_analyzer -f results.csv")
     if src.data[:1] == b"\x80" and src.name.endswith(".pkl"):
         return "Python pickle: never loaded (unsafe to read)"
-    return lookalike_reason(src)
+    return mlperf_storage.unsupported(src) or lookalike_reason(src)

@@ -91,8 +91,9 @@ NOT_LOADED = {
                    "phase results are in the --csvfile/--resfile output"),
     "mlperf_storage/mlcommons__storage_results_v1.0/Closed/DDN/results/"
     "AI400X2T_24x14TiB_nvme_8xNDR200_18clients/unet3d-h100/runs/run1/c008/configs/"
-    "overrides.yaml": ("ignored", "not a result: MLPerf Storage (DLIO/Hydra) run "
-                                  "configuration overrides"),
+    "overrides.yaml": ("ignored", "not a result: Hydra overrides of a DLIO run "
+                                  "(overrides.yaml), read as context of the run (workload, "
+                                  "model, accelerator)"),
 }
 INFERENCE = FOLDERS[:3]
 # Checkpoint measurements per file (one row per measurement and model), and GenAI-Perf rows

@@ -2,13 +2,16 @@
 (epoch timings) and mlperf_storage_report.json (the submission's list of runs).
 
 DLIO's "MB" is MiB (samples/s x record size / 1024 / 1024 in its statscounter), converted
-once here. The Hydra overrides.yaml beside them is configuration, not a result.
+once here. The Hydra records beside them (configs/overrides.yaml, hydra.yaml, config.yaml)
+name the run's workload and accelerator: hydra.py reads them as context; archive.py says what
+they, DLIO's logs and the rest of a submission are. The folder names stay the fallback.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
 import statistics
 
@@ -22,12 +25,22 @@ from schemas.mlperf_storage import (
 )
 
 _MODELS = ("unet3d", "resnet50", "cosmoflow")  # DLIO training workloads of MLPerf Storage
-_WORKLOAD_DIR = re.compile(rf"^(?P<model>{'|'.join(_MODELS)})[-_](?P<acc>[a-z]+\d+\w*)$",
+# '<model>-<acc>/' or '<model>_<acc>/'; not '<model>_<acc>_run_1/' (Lightbits), whose
+# accelerator would read 'a100_run_1': the folder above it names the workload
+_WORKLOAD_DIR = re.compile(rf"^(?P<model>{'|'.join(_MODELS)})[-_](?P<acc>[a-z]+\d+[a-z0-9]*)$",
                            re.IGNORECASE)
 _RUN_KEY = re.compile(r"^result_(?P<model>[a-z0-9]+)_(?P<clients>\d+)_(?P<per>\d+)accperclient_"
                       r"(?P<acc>[a-z0-9]+)_iter(?P<iter>\d+)_\d+$", re.IGNORECASE)
 _EPOCHS_HEAD = re.compile(r'^\{\s*"\d+"\s*:\s*\{\s*"start"')
 _EXPECTATION = {"success": True, "fail": False}
+# DLIO's own test suite runs its default workload (dlio_benchmark/configs/workload/
+# default.yaml: 64 files of one 4096-byte sample; the tests override 8 or 16 files). No
+# MLPerf Storage workload has 4096-byte samples (unet3d 146,600,628; resnet50 114,660 or
+# 150,528; cosmoflow 2,828,486; bert 2,500; dlrm 327,680; llama 2,048 with a million samples
+# per file), and none runs on 64 samples or fewer.
+DLIO_TEST_RECORD_BYTES = 4096
+DLIO_TEST_MAX_SAMPLES = 64
+_FEW_FILES = re.compile(r'"num_files_train"\s*:\s*(\d{1,2})\s*[,}]')
 
 
 def _load(src: SourceFile) -> dict:
@@ -50,9 +63,7 @@ class MlperfStorageSummary:
     tables = (MLPERF_STORAGE_RESULTS,)
 
     def sniff(self, src: SourceFile) -> bool:
-        head = _head(src)
-        return head.startswith("{") and '"metric"' in head and '"overall"' not in head and (
-            '"num_accelerators"' in head or '"train_au_percentage"' in head)
+        return _summary_like(_head(src)) and dlio_test_run_reason(src) is None
 
     def parse(self, src: SourceFile) -> Parsed:
         doc = _load(src)
@@ -65,6 +76,41 @@ class MlperfStorageSummary:
         except ValueError as exc:  # one row per file: a bad number is the file's problem
             raise FormatError(str(exc)) from None
         return Parsed({MLPERF_STORAGE_RESULTS.key: frame([row], MLPERF_STORAGE_RESULTS)})
+
+
+def _summary_like(head: str) -> bool:
+    return head.startswith("{") and '"metric"' in head and '"overall"' not in head and (
+        '"num_accelerators"' in head or '"train_au_percentage"' in head)
+
+
+def dlio_test_run_reason(src: SourceFile) -> str | None:
+    """Why a DLIO summary.json is a run of DLIO's own test workload, not a benchmark run
+    (4096-byte samples, at most 64 of them), or None. Its per_epoch_stats.json has nothing
+    of the kind: epochs of a test run look like any other."""
+    head = _head(src)
+    if not _summary_like(head) or not _FEW_FILES.search(head):
+        return None  # cheap: a benchmark run trains on thousands of files
+    try:
+        doc = _load(src)
+        metric = doc.get("metric")
+        if not isinstance(metric, dict):
+            return None
+        files, per_file = _count(doc, "num_files_train"), _count(doc, "num_samples_per_file")
+        per_s = _stats(metric, "train_samples", "train_throughput_samples_per_second", "per_s",
+                       "samples_per_second", prefix="train_throughput")["train_samples_per_s"]
+        mib_per_s = _number(metric, "train_io_mean_MB_per_second")
+    except (FormatError, ValueError):
+        return None  # the parser says what is wrong with it
+    if None in (files, per_file, per_s, mib_per_s) or not per_s:
+        return None
+    samples = files * per_file  # type: ignore[operator]
+    record = mib_per_s * MIB_TO_BYTES / per_s  # type: ignore[operator]
+    # DLIO writes MB/s as samples/s x record length / 2**20: the record comes back to the byte
+    if samples > DLIO_TEST_MAX_SAMPLES or not math.isclose(record, DLIO_TEST_RECORD_BYTES,
+                                                           abs_tol=0.5):
+        return None
+    return (f"not a result: DLIO test run (DLIO's default test workload: {samples} samples "
+            f"of {record:.0f} bytes; an MLPerf Storage run trains on thousands of files)")
 
 
 def _summary_row(src: SourceFile, doc: dict, metric: dict) -> dict[str, object]:

@@ -127,6 +127,19 @@ def test_workload_folder_with_underscore():
     assert (row["model"], row["accelerator"]) == ("resnet50", "a100")
 
 
+@pytest.mark.parametrize("relpath, model, accelerator", [
+    # Lightbits: the run folder repeats the workload; the accelerator is not 'a100_run_1'
+    ("r/unet3d_a100/unet3d_a100_run_1/summary.json", "unet3d", "a100"),
+    ("r/cosmoflow-h100/1host@23GPUs/runs/run1/summary.json", "cosmoflow", "h100"),  # IEI
+    ("r/resnet50-10acc/run1/summary.json", None, None),  # Juicedata: the configs name it
+    ("r/unet3d/h100/run_1/summary.json", None, None),  # Micron, Volumez: two folders
+])
+def test_workload_from_the_path(relpath, model, accelerator):
+    src = text_file(relpath, summary(train_au_percentage=[99.0]))
+    row = rows(MlperfStorageSummary(), src, MLPERF_STORAGE_RESULTS).row(0, named=True)
+    assert (row["model"], row["accelerator"]) == (model, accelerator)
+
+
 def test_checkpointing_summary_is_rejected_with_the_reason():
     src = text_file("x/summary.json", summary(save_checkpoint_duration_mean_seconds=3.0))
     assert MlperfStorageSummary().sniff(src)
