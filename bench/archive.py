@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import shutil
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,7 +27,8 @@ def _model(rnd: random.Random, i: int) -> generate.ModelProfile:
 
 
 def _model_analyzer(rnd: random.Random, i: int) -> dict[str, str]:
-    results = generate.model_analyzer_results((_model(rnd, i),))
+    results = generate.model_analyzer_results((_model(rnd, i),),
+                                              gpu_uuid=f"GPU-{uuid.UUID(int=rnd.getrandbits(128))}")
     return {f"ma-{i}/{path}": text for path, text in results.items()}
 
 

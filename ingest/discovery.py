@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 IGNORED, REJECTED = "ignored", "rejected"
+# Hidden folders whose files are a tool's record of the run beside its results: read (as
+# context, see ingest/sidecars.py) rather than passed over as hidden.
+READ_HIDDEN_FOLDERS = (".hydra",)
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,9 @@ def _scan(folder: Path, prefix: str, root: Path, found: list[FoundFile],
     folders = []
     for entry in entries:
         relpath, path = prefix + printable(entry.name), folder / entry.name
-        hidden = hidden_in or (prefix + entry.name if entry.name.startswith(".") else None)
+        hidden = hidden_in or (prefix + entry.name if entry.name.startswith(".") and not (
+            entry.name in READ_HIDDEN_FOLDERS and entry.is_dir(follow_symlinks=False))
+            else None)
         if entry.is_symlink():
             found.append(_symlink(relpath, path, root))
         elif entry.is_dir(follow_symlinks=False):

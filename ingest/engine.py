@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ingest import ledger, path_conventions
 from ingest.discovery import FoundFile, discover
+from ingest.duplicates import settle_duplicates
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine, validate_in_bulk
 from ingest.ledger import PATH_CONVENTIONS_FORMAT, RUN_CONTEXT_FORMAT, IngestReport
 from ingest.reading import Unreadable, read_file
@@ -24,10 +25,17 @@ from ingest.run_context import (
     PATH_CONVENTIONS_FILE,
     ContextResolver,
 )
+from ingest.sidecars import is_sidecar, sidecar_contexts
 from parsers.base import SourceFile
 from parsers.registry import BY_FORMAT, data_tables
 from schemas.context import FILE_CONTEXT
-from schemas.ledger import DERIVED_STATUS, INGESTED_FILES, INGESTION_RUNS, QUARANTINE
+from schemas.ledger import (
+    DERIVED_STATUS,
+    INGESTED_FILES,
+    INGESTION_RUNS,
+    LABEL_CONFLICTS,
+    QUARANTINE,
+)
 from store import faults
 from store.store import LedgerEntry, Store
 
@@ -61,18 +69,20 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     rows_changed = _Once(on_rows_changed)
     tables = data_tables()
     recreated = store.ensure([*tables, INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT,
-                              DERIVED_STATUS])
+                              DERIVED_STATUS, LABEL_CONFLICTS])
     previous = store.ledger()
     kept = ledger.kept_ledger(store)
     stale_formats = {fmt for fmt, p in BY_FORMAT.items()
                      if any(t.key in recreated for t in p.tables)}
     found = discover(raw_root)
     faults.checkpoint("after-discovery")
-    context_files = _read_context_files(found, limits)
+    context_files = _read_all([f for f in found if f.readable and (
+        f.path.name in CONTEXT_FILE_NAMES or f.relpath == PATH_CONVENTIONS_FILE)], limits)
+    sidecars = _read_all([f for f in found if f.readable and is_sidecar(f.relpath)], limits)
     conventions, conventions_error = _conventions(context_files.get(PATH_CONVENTIONS_FILE))
     contexts = ContextResolver({p: d for p, d in context_files.items()
                                 if p != PATH_CONVENTIONS_FILE}, conventions,
-                               conventions_error)
+                               conventions_error, sidecar_contexts(sidecars))
     errors = {**contexts.errors, PATH_CONVENTIONS_FILE: conventions_error}
     forced = (bool(recreated) or ledger.code_changed(store, code_fingerprint)
               or ledger.rebuild_pending(store)
@@ -90,7 +100,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                                                errors.get(file.relpath), prior))
                 else:
                     chunk.append(_ingest_one(file, prior, contexts, stale_formats, limits))
-                if chunk[-1].rows and _changed(chunk[-1], prior):
+                if (chunk[-1].rows or is_sidecar(file.relpath)) and _changed(chunk[-1], prior):
                     rows_changed()
             validate_in_bulk(chunk, {t.key: t for t in tables})
             ledger.write_rows(store, chunk, tables)  # and let go of them: memory stays bounded
@@ -98,6 +108,9 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
             if progress:
                 progress(len(outcomes), len(found))
         faults.checkpoint("after-parse")
+        copies = settle_duplicates(outcomes, previous,
+                                   (RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT))
+        store.delete_files([*tables, QUARANTINE, LABEL_CONFLICTS], [o.relpath for o in copies])
         seen = {f.relpath for f in found}
         missing = ledger.gone(previous, seen, outcomes, limits.purge_missing)
         if any(_changed(o, previous.get(o.relpath)) for o in missing):
@@ -133,16 +146,15 @@ def _conventions(data: bytes | str | None
         return None, str(exc)
 
 
-def _read_context_files(found: list[FoundFile], limits: Limits) -> dict[str, bytes | str]:
-    """The bytes of every run.yaml and the path conventions, or why one could not be read."""
+def _read_all(found: list[FoundFile], limits: Limits) -> dict[str, bytes | str]:
+    """The bytes of each context file (run.yaml, path conventions, sidecars), or why one
+    could not be read."""
     files: dict[str, bytes | str] = {}
     for f in found:
-        if f.readable and (f.path.name in CONTEXT_FILE_NAMES
-                           or f.relpath == PATH_CONVENTIONS_FILE):
-            try:
-                files[f.relpath] = read_file(f.path, limits.max_file_bytes)
-            except Unreadable as exc:
-                files[f.relpath] = str(exc)
+        try:
+            files[f.relpath] = read_file(f.path, limits.max_file_bytes)
+        except Unreadable as exc:
+            files[f.relpath] = str(exc)
     return files
 
 
@@ -197,9 +209,15 @@ def _examine_file(file: FoundFile, prior: LedgerEntry | None, stale_formats: set
 
 def _changed(outcome: FileOutcome, prior: LedgerEntry | None) -> bool:
     """Whether this outcome changes any row: a file rejected again, as it was, does not; a
-    file that just went missing does (its rows leave the core tables)."""
+    file that just went missing does (its rows leave the core tables); a sidecar that is
+    new or changed does (the labels of the results beside it)."""
     if outcome.status in ("loaded", "purged"):
         return True
+    if outcome.status == "ignored" and prior is not None \
+            and prior.status in ("loaded", "unchanged"):  # its rows were deleted
+        return True
+    if is_sidecar(outcome.relpath) and outcome.status != "missing":  # labels of other files
+        return prior is None or prior.sha256 != outcome.sha256
     if outcome.status == "missing":
         return prior is None or prior.status != "missing"
     return outcome.status == "rejected" and not (

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from ingest.validate import validate
-from parsers.base import FormatError, RowProblem, SourceFile
+from parsers.base import FormatError, LabelConflict, RowProblem, SourceFile
 from parsers.registry import detect
 from schemas.spec import Table
 
@@ -36,6 +36,8 @@ class FileOutcome:
     note: str | None = None  # what a loaded file's ledger row should say (context not applied)
     rows: dict[str, pl.DataFrame] = field(default_factory=dict)
     problems: list[RowProblem] = field(default_factory=list)
+    conflicts: list[LabelConflict] = field(default_factory=list)  # evidence inside the file
+    duplicate_of: str | None = None  # the copy with the same bytes that loaded instead
     written_rows: int = 0  # rows already written and released
 
     @property
@@ -110,6 +112,7 @@ def _examine(src: SourceFile, sha: str, outcome: FileOutcome, check_rows: bool
         return outcome
     tables = {t.key: t for t in detection.parser.tables}
     outcome.problems = list(parsed.problems)
+    outcome.conflicts = list(parsed.conflicts)
     for key, rows in parsed.tables.items():
         rows = rows.with_columns(source_file=pl.lit(src.relpath), file_sha256=pl.lit(sha))
         if check_rows:

@@ -13,8 +13,15 @@ import polars as pl
 
 from ingest.examine import FileOutcome
 from ingest.run_context import ContextResolver
+from parsers.base import LabelConflict
 from schemas.context import FILE_CONTEXT
-from schemas.ledger import DERIVED_STATUS, INGESTED_FILES, INGESTION_RUNS, QUARANTINE
+from schemas.ledger import (
+    DERIVED_STATUS,
+    INGESTED_FILES,
+    INGESTION_RUNS,
+    LABEL_CONFLICTS,
+    QUARANTINE,
+)
 from schemas.spec import Table
 from store.store import LedgerEntry, Store
 
@@ -78,23 +85,32 @@ def gone(previous: dict[str, LedgerEntry], seen: set[str], outcomes: list[FileOu
           purge: bool) -> list[FileOutcome]:
     """Outcomes of the files no longer where the ledger had them. A file whose bytes (same
     sha256) loaded under a new path this run was moved: its old rows go, and the new path
-    notes where it came from, so a rename never counts a measurement twice."""
+    notes where it came from, so a rename never counts a measurement twice. So does a copy
+    that was ignored as its duplicate and now loads in its place."""
     arrived = {o.sha256: o for o in outcomes
                if o.sha256 and o.status in ("loaded", "rejected", "ignored")
-               and o.relpath not in previous}
+               and (o.relpath not in previous or _took_over(o, previous[o.relpath]))}
     gone = []
     for path, entry in previous.items():
         if path in seen:
             continue
         moved_to = arrived.pop(entry.sha256, None)
         if moved_to is not None:
-            moved_to.note = "; ".join(filter(None, [f"moved from {path} (same sha256)",
+            how = "moved from" if moved_to.relpath not in previous else "loads in place of"
+            moved_to.note = "; ".join(filter(None, [f"{how} {path} (same sha256)",
                                                     moved_to.note]))
             gone.append(FileOutcome(path, entry.sha256, entry.size_bytes, entry.mtime_ns,
                                     entry.format, "purged", f"moved to {moved_to.relpath}"))
         else:
             gone.append(_missing(entry, purge))
     return gone
+
+
+def _took_over(outcome: FileOutcome, prior: LedgerEntry) -> bool:
+    """A copy ignored as a duplicate last time that loads now (the copy it deferred to is
+    gone)."""
+    return outcome.status == "loaded" and prior.status == "ignored" \
+        and prior.sha256 == outcome.sha256
 
 
 def _missing(entry: LedgerEntry, purge: bool) -> FileOutcome:
@@ -119,7 +135,7 @@ def write_rows(store: Store, outcomes: list[FileOutcome], tables: list[Table]) -
     rewritten = [o.relpath for o in outcomes
                  if o.status in ("loaded", "rejected", "ignored", "purged")]
     store.delete_files(tables, rewritten)
-    store.delete_files([QUARANTINE], rewritten)
+    store.delete_files([QUARANTINE, LABEL_CONFLICTS], rewritten)
     for table in tables:
         frames = [o.rows[table.key] for o in outcomes if table.key in o.rows]
         if frames:
@@ -134,7 +150,37 @@ def write_bookkeeping(store: Store, report: IngestReport, kept: dict[str, dict],
     store.insert(QUARANTINE, _quarantine_rows(report))
     store.replace_all(INGESTED_FILES, _ledger_rows(report, kept))
     store.replace_all(FILE_CONTEXT, _context_rows(report, contexts))
+    _write_conflicts(store, report, contexts)
     store.insert(INGESTION_RUNS, _run_row(report))
+
+
+def _write_conflicts(store: Store, report: IngestReport, contexts: ContextResolver) -> None:
+    """A parser's conflicts stay with its file's rows (replaced when it is parsed again);
+    context conflicts are recomputed for every file, as raw.file_context is."""
+    store.con.execute(f"DELETE FROM {LABEL_CONFLICTS.qualified} WHERE origin = 'context'")
+    rows = []
+    for o in report.outcomes:
+        if o.status == "loaded":
+            rows += [_conflict_row(c, o.relpath, "parser", report.run_id) for c in o.conflicts]
+        if _has_context(o):
+            rows += [_conflict_row(c, o.relpath, "context", report.run_id)
+                     for c in contexts.resolve(o.relpath).conflicts]
+    if rows:
+        store.insert(LABEL_CONFLICTS, LABEL_CONFLICTS.conform(
+            pl.DataFrame(rows, schema=LABEL_CONFLICTS.polars_schema)))
+
+
+def _conflict_row(conflict: LabelConflict, relpath: str, origin: str, run_id: str) -> dict:
+    return {"source_file": relpath, "column_name": conflict.column, "value": conflict.value,
+            "source": conflict.source, "overridden_value": conflict.overridden_value,
+            "overridden_source": conflict.overridden_source, "location": conflict.location,
+            "origin": origin, "run_id": run_id}
+
+
+def _has_context(outcome: FileOutcome) -> bool:
+    """Files whose rows are in the warehouse get a raw.file_context row."""
+    return outcome.status in ("loaded", "unchanged", "missing") and outcome.format not in (
+        RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT)
 
 
 def _quarantine_rows(report: IngestReport) -> pl.DataFrame:
@@ -165,6 +211,7 @@ def _ledger_rows(report: IngestReport, kept: dict[str, dict]) -> pl.DataFrame:
             "rows_quarantined": before.get("rows_quarantined", 0) if carried
             else len(o.problems),
             "error": o.error, "notes": o.note, "parser_version": o.parser_version,
+            "duplicate_of": o.duplicate_of,
             "ingested_at": before.get("ingested_at") if carried else report.started_at,
             "last_seen_at": report.started_at if o.status != "missing"
             else None,
@@ -176,8 +223,7 @@ def _ledger_rows(report: IngestReport, kept: dict[str, dict]) -> pl.DataFrame:
 def _context_rows(report: IngestReport, contexts: ContextResolver) -> pl.DataFrame:
     rows = []
     for o in report.outcomes:
-        if o.status in ("loaded", "unchanged", "missing") and o.format not in (
-                RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT):
+        if _has_context(o):
             rows.append({"source_file": o.relpath, **contexts.resolve(o.relpath).row()})
     if not rows:
         return FILE_CONTEXT.empty_frame()

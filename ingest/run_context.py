@@ -1,5 +1,11 @@
 """Run context: the hardware and setup a file's results were measured on.
 
+Labels come from, in order of precedence (docs/context.md): what the result file states
+about itself (read by its parser; the core SQL puts it first), the tool's own records beside
+it (sidecars, e.g. DLIO's Hydra `configs/`), run.yaml, path conventions. A lower source that
+disagrees with the one used is recorded as a conflict (raw.label_conflicts), never dropped
+in silence.
+
 A run.yaml in a file's folder or any ancestor up to the raw root applies to it; the nearest
 wins key by key. Unknown keys are kept under `tags`. Path conventions
 (raw/reference/path_conventions.yaml) add what only folder names say; they fill a context key
@@ -23,6 +29,7 @@ from pathlib import Path
 
 from ingest import path_conventions
 from parsers import safe_yaml
+from parsers.base import LabelConflict
 from parsers.safe_yaml import shown
 from schemas.context import PRECISIONS, VIRTUALIZATION
 
@@ -50,18 +57,34 @@ class ContextError(ValueError):
 
 
 @dataclass(frozen=True)
+class SidecarContext:
+    """What a tool's own records beside a result say about the results in their folder."""
+
+    # key (model, accelerator, workload, ...) -> value; kept in raw.file_context's
+    # sidecar_context and put first by the core SQL
+    values: dict[str, object]
+    sources: dict[str, str]  # key -> the sidecar file it came from (relative path)
+    conflicts: tuple[LabelConflict, ...] = ()  # between the sidecar records themselves
+    warnings: tuple[str, ...] = ()  # records that could not be read, and why
+
+
+@dataclass(frozen=True)
 class RunContext:
     values: dict[str, object] = field(default_factory=dict)  # column name -> value
     tags: dict[str, object] = field(default_factory=dict)
     files: tuple[str, ...] = ()  # contributing run.yaml, nearest first
     path_values: dict[str, str] = field(default_factory=dict)  # what a path convention read
-    sources: dict[str, str] = field(default_factory=dict)  # key -> run.yaml path or path:<name>
+    # key -> run.yaml path, sidecar:<path> or path:<name>
+    sources: dict[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # context that was not applied, and why
+    sidecar: dict[str, object] = field(default_factory=dict)  # what the tool's records say
+    conflicts: tuple[LabelConflict, ...] = ()
 
     def row(self) -> dict[str, object]:
         return {**self.values, "tags": _json(self.tags),
                 "context_files": ";".join(self.files) or None,
-                "path_context": _json(self.path_values), "context_sources": _json(self.sources)}
+                "path_context": _json(self.path_values), "context_sources": _json(self.sources),
+                "sidecar_context": _json(self.sidecar)}
 
 
 def _json(values: dict) -> str | None:
@@ -212,9 +235,12 @@ class ContextResolver:
 
     def __init__(self, run_yamls: Mapping[str, bytes | str],
                  conventions: path_conventions.PathConventions | None = None,
-                 conventions_error: str | None = None):
-        """run_yamls: path -> bytes, or the reason the file could not be read (text)."""
+                 conventions_error: str | None = None,
+                 sidecars: Mapping[str, SidecarContext] | None = None):
+        """run_yamls: path -> bytes, or the reason the file could not be read (text).
+        sidecars: folder -> what the tool's records beside its results say about them."""
         self.conventions = conventions
+        self._sidecars = dict(sidecars or {})
         self._resolved: dict[str, RunContext] = {}
         self._by_folder: dict[str, _ContextFile] = {}  # folder ("" = raw root) -> its run.yaml
         self.errors: dict[str, str] = {}  # run.yaml not applied -> why
@@ -241,6 +267,7 @@ class ContextResolver:
         values: dict[str, object] = {}
         tags: dict[str, object] = {}
         sources: dict[str, str] = {}
+        tag_sources: dict[str, str] = {}
         files: list[str] = []
         warnings: list[str] = []
         for folder in _ancestors(relpath):
@@ -255,7 +282,8 @@ class ContextResolver:
                 if key not in values:
                     values[key], sources[key] = value, found.path
             for key, value in found.tags.items():
-                tags.setdefault(key, value)
+                if key not in tags:
+                    tags[key], tag_sources[key] = value, found.path
         name, from_path = self.conventions.match(relpath) if self.conventions else (None, {})
         for key, value in from_path.items():
             if key in CONTEXT_KEYS and CONTEXT_KEYS[key] not in values:
@@ -265,8 +293,30 @@ class ContextResolver:
                     warnings.append(f"path convention {name!r}: value not applied: {exc}")
                     continue
                 sources[CONTEXT_KEYS[key]] = f"path:{name}"
+        conflicts: list[LabelConflict] = []
+        sidecar = self._sidecars.get(relpath.rsplit("/", 1)[0] if "/" in relpath else "")
+        if sidecar is not None:
+            warnings += sidecar.warnings
+            conflicts += sidecar.conflicts
+            for key, value in sidecar.values.items():
+                kept = f"sidecar:{sidecar.sources[key]}"
+                by_yaml = key in values and not sources[key].startswith("path:")
+                below = ((values[key], f"run.yaml:{sources[key]}") if by_yaml else
+                         (tags.get(key), f"run.yaml:{tag_sources.get(key)}"),
+                         (from_path.get(key), f"path:{name}"))
+                conflicts += [LabelConflict(key, str(value), kept, str(other), where)
+                              for other, where in below if _differs(value, other)]
+                sources[key] = kept
         return RunContext(values, tags, tuple(files), from_path, sources,
-                          (*warnings, *self._everywhere))
+                          (*warnings, *self._everywhere),
+                          dict(sidecar.values) if sidecar else {}, tuple(conflicts))
+
+
+def _differs(value: object, other: object) -> bool:
+    """Two labels disagree when both are given and differ beyond case and spacing."""
+    def norm(v: object) -> str:
+        return str(v).strip().lower()
+    return other is not None and norm(value) != norm(other)
 
 
 def _ancestors(relpath: str) -> list[str]:

@@ -24,6 +24,7 @@ from samples.training import training_files
 CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64)
 PERCENTILE_SPREAD = {"p50": 0.96, "p90": 1.12, "p95": 1.2, "p99": 1.38}
 GPU_UUID = "GPU-5a1e0c3d-7b2f-4e8a-9c61-0d4f2b8e7a10"
+VM_GPU_UUID = "GPU-9c3f21aa-4d7e-4b1a-8e2d-6f0a5c7b9e31"  # the GPU passed through to the VM
 GPU_TOTAL_MB = 81559.0
 
 
@@ -71,9 +72,10 @@ def _r(value: float) -> str:
     return str(round(value, 1))
 
 
-def model_analyzer_results(models: tuple[ModelProfile, ...], scale: float = 1.0
-                           ) -> dict[str, str]:
-    """metrics-model-inference.csv, -gpu.csv and -server-only.csv of one brute sweep."""
+def model_analyzer_results(models: tuple[ModelProfile, ...], scale: float = 1.0,
+                           gpu_uuid: str = GPU_UUID) -> dict[str, str]:
+    """metrics-model-inference.csv, -gpu.csv and -server-only.csv of one brute sweep on
+    the GPU `gpu_uuid` (each machine has its own)."""
     inference = [["Model", "Batch", "Concurrency", "Model Config Path", "Instance Group",
                   "Max Batch Size", "Satisfies Constraints", "Throughput (infer/sec)",
                   "p50 Latency (ms)", "p95 Latency (ms)", "p99 Latency (ms)",
@@ -95,10 +97,10 @@ def model_analyzer_results(models: tuple[ModelProfile, ...], scale: float = 1.0
                     _r(avg * PERCENTILE_SPREAD["p99"]), _r(avg), _r(max(0.0, avg - service)),
                 ])
                 util = model.utilization_pct(c, instances)
-                gpu.append([model.name, GPU_UUID, "1", str(c), variant, group, "Yes",
+                gpu.append([model.name, gpu_uuid, "1", str(c), variant, group, "Yes",
                             _r(model.gpu_memory_mb(c, instances)), _r(util), _r(power_w(util))])
     server = [["Model", "GPU UUID", "GPU Memory Usage (MB)", "GPU Utilization (%)",
-               "GPU Power Usage (W)"], ["triton-server", GPU_UUID, "512.0", "0.0", "71.4"]]
+               "GPU Power Usage (W)"], ["triton-server", gpu_uuid, "512.0", "0.0", "71.4"]]
     return {
         "results/metrics-model-inference.csv": _ma_csv(inference),
         "results/metrics-model-gpu.csv": _ma_csv(gpu),
@@ -215,7 +217,8 @@ def sample_files() -> dict[str, str]:
     }
     for path, text in model_analyzer_results(MODELS).items():
         files[f"inference/h100-bm-01/model_analyzer/{path}"] = text
-    for path, text in model_analyzer_results(MODELS[:1], scale=0.93).items():
+    for path, text in model_analyzer_results(MODELS[:1], scale=0.93,
+                                             gpu_uuid=VM_GPU_UUID).items():
         files[f"inference/h100-vm-02/model_analyzer/{path}"] = text
     # perf_analyzer files do not say their batch size: the nearest run.yaml does
     files["inference/h100-bm-01/perf_analyzer/run.yaml"] = run_yaml(batch_size=1)

@@ -38,8 +38,13 @@ FILE_CONTEXT = Table(
         text("context_files", "run.yaml files that contributed, nearest first, ';'-separated."),
         text("path_context", "Keys a path convention read from the file's path, as JSON "
              "(model, gpus, batch_per_device, precision, ...)."),
-        text("context_sources", "Where each context column came from, as JSON of column to "
-             "the run.yaml path or 'path:<convention name>'."),
+        text("context_sources", "Where each context value came from, as JSON of key to "
+             "the run.yaml path, 'sidecar:<path>' (the tool's own record beside the file) or "
+             "'path:<convention name>'."),
+        text("sidecar_context", "What the tool's own records beside the file say about it, "
+             "as JSON: for MLPerf Storage / DLIO, the Hydra records in configs/ or .hydra/ "
+             "(workload, model, accelerator, au_threshold_pct). They come before run.yaml "
+             "and path conventions (docs/context.md)."),
     ),
     lineage=False,
 )

@@ -33,6 +33,9 @@ INGESTED_FILES = Table(
              "convention that could not be applied to it (it loaded with the context left), "
              "or the path it was moved from."),
         integer("parser_version", "Version of the parser that produced the rows."),
+        text("duplicate_of", "For a file ignored as a copy: the path with the same bytes "
+             "(sha256) whose rows are loaded instead (that one was loaded first, or comes "
+             "first in path order). Each measurement loads once."),
         Column("ingested_at", pl.Datetime, "When the file's current rows were written (UTC)."),
         Column("last_seen_at", pl.Datetime, "Start of the latest ingestion that saw the file."),
         text("run_id", "Ingestion run that last wrote this file's rows or status."),
@@ -87,6 +90,36 @@ INGESTION_RUNS = Table(
     lineage=False,
 )
 
+# Where a label's value came from, in order of precedence (docs/context.md)
+LABEL_SOURCES = ("file", "sidecar", "run.yaml", "path")
+
+LABEL_CONFLICTS = Table(
+    "raw", "label_conflicts",
+    "Evidence that disagrees about a label of a file's rows (a GPU count, a model, an "
+    "accelerator, a precision): the value kept, where it came from, and the value it "
+    "overrode. Sources in order of precedence: file (what the result states about "
+    "itself), sidecar (the tool's own records beside it, e.g. DLIO's Hydra configs/), "
+    "run.yaml, path (path conventions, folder names). Context conflicts are rebuilt on "
+    "every ingestion; a parser's are replaced whenever its file is parsed again.",
+    (
+        text("source_file", "File path relative to the raw root.", nullable=False),
+        text("column_name", "The label the evidence is about (gpus, model, accelerator, "
+             "precision, ...).", nullable=False),
+        text("value", "The value kept.", nullable=False),
+        text("source", "Where the kept value came from: 'file:<what in the file>', "
+             "'sidecar:<path>', 'run.yaml:<path>', 'path:<convention>'.", nullable=False),
+        text("overridden_value", "The value that disagreed and was not used.",
+             nullable=False),
+        text("overridden_source", "Where the overridden value came from (same forms).",
+             nullable=False),
+        text("location", "Where in the file, when the file holds several runs ('line 12')."),
+        text("origin", "parser (evidence inside the file) or context (sidecar, run.yaml "
+             "and path evidence about the file).", nullable=False),
+        text("run_id", "Ingestion run that recorded it.", nullable=False),
+    ),
+    lineage=False,
+)
+
 DERIVED_STATUS = Table(
     "raw", "derived_status",
     "One row per derived table (core, sizing, and the report): whether its content is "
@@ -106,4 +139,5 @@ DERIVED_STATUS = Table(
     lineage=False,
 )
 
-TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, DERIVED_STATUS)
+TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, DERIVED_STATUS,
+          LABEL_CONFLICTS)

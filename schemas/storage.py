@@ -89,15 +89,21 @@ STORAGE_MEASUREMENTS = Table(
     "are not samples and are left out. Failed runs stay, with status 'failed', and never "
     "count as capability. MLPerf Storage runs are random reads (DLIO shuffles samples); a "
     "run whose accelerator utilization missed its threshold still measured the bandwidth "
-    "delivered and is 'ok'. storage_system is NULL when no run.yaml names it (a check flags "
-    "those rows).",
+    "delivered and is 'ok'. storage_system is NULL when no run.yaml, path convention or "
+    "MLPerf Storage submission layout names it (a check flags those rows).",
     (
         TOOL,
         text("source_format", "Format of the source file (see raw.ingested_files.format).",
              nullable=False),
         text("workload", "What was run, as the tool names it: fio job name, gdsio IoType, "
              "elbencho phase, MLPerf Storage run (workload and accelerator)."),
+        text("workload_source", "Where the workload's name came from: 'file' (the result "
+             "names it), 'sidecar' (the tool's own records beside it, e.g. DLIO's Hydra "
+             "configs/), 'run.yaml', or 'path' (folder names); docs/context.md."),
         _CONTEXT["storage_system"],
+        text("storage_system_source", "Where storage_system came from: 'run.yaml', or "
+             "'path' (a path convention, or for MLPerf Storage the submission layout "
+             "<division>/<submitter>/results/<system>/, named '<submitter>/<system>')."),
         ACCESS,
         DIRECTION,
         BLOCK_SIZE,

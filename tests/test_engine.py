@@ -173,7 +173,8 @@ def test_invalid_row_is_held_back_with_its_line(store, raw):
 
 def test_format_is_detected_from_content_not_name(store, raw):
     source = raw / MA_INFERENCE
-    (raw / "x.txt").write_bytes(source.read_bytes())
+    # one more blank line: other bytes than the original, which would be a duplicate
+    (raw / "x.txt").write_bytes(source.read_bytes() + b"\n")
     (raw / "metrics-model-inference.csv").write_text("Model,Accuracy,Notes\nresnet,0.76,ok\n")
     run(store, raw)
     rows = dict(store.con.execute("SELECT path, format || ':' || status FROM raw.ingested_files "

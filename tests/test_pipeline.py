@@ -15,7 +15,7 @@ from samples import generate
 from store.store import connect
 from tests.conftest import CORPUS
 
-RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context",
+RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context", "label_conflicts",
        "model_analyzer_checkpoint", "model_analyzer_checkpoint_gpus",
        "model_analyzer_inference", "model_analyzer_gpu", "model_analyzer_server_only",
        "perf_analyzer", "genai_perf", "reference_models", "reference_gpus", "slo_policies",

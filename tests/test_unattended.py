@@ -70,7 +70,7 @@ def test_every_entry_under_the_root_gets_a_ledger_row_and_none_is_opened(store, 
     (raw / "inference-again").symlink_to("inference")
     bad_name = os.fsencode(raw) + b"/bad\xffname.csv"
     with open(bad_name, "wb") as handle:
-        handle.write((raw / PA).read_bytes())
+        handle.write((raw / PA).read_bytes() + b"\n")  # not the same bytes: not a duplicate
     report = ingest(store, raw, "r1")
     rows = ledger(store)
     assert len(rows) == entries_on_disk(raw) == len(report.outcomes)
@@ -79,9 +79,9 @@ def test_every_entry_under_the_root_gets_a_ledger_row_and_none_is_opened(store, 
     assert rows[".DS_Store"] == (
         "ignored", "a hidden file (name starts with '.'): not read; rename it to ingest it",
         None)
-    assert rows["storage/.hydra/overrides.yaml"] == (
-        "ignored", "inside hidden folder storage/.hydra/ (name starts with '.'): not read; "
-        "rename it to ingest it", None)
+    assert rows["storage/.hydra/overrides.yaml"] == (  # DLIO's record of a run: read
+        "ignored", "not a result: Hydra overrides of a DLIO run (overrides.yaml), read as "
+        "context of the run (workload, model, accelerator)", None)
     assert rows["loop-a"][0] == "rejected"
     assert rows["loop-a"][1].startswith("symlink that leads nowhere")
     assert rows["gone.csv"][0] == "rejected"
@@ -209,7 +209,8 @@ def test_a_failing_rebuild_keeps_the_last_good_table_and_says_it_is_stale(raw, t
         raise ValueError("Type DOUBLE with value nan can't be cast")  # ...then a crash
 
     monkeypatch.setattr("assets.storage.tables.build_storage_sizing", broken)
-    (raw / "inference/h100-bm-01/new.csv").write_bytes((raw / PA).read_bytes())
+    # the same rows in other bytes (a copy with the same bytes would load once)
+    (raw / "inference/h100-bm-01/new.csv").write_bytes((raw / PA).read_bytes() + b"\n")
     result = _run(raw, warehouse)
     assert result.success  # contained: the run goes on
     fresh = _fresh_checks(result)

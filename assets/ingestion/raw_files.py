@@ -14,10 +14,11 @@ from assets.versions import RAW, derived_fingerprint
 from ingest.engine import ingest
 from parsers.registry import data_tables
 from schemas.context import FILE_CONTEXT
-from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
+from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, LABEL_CONFLICTS, QUARANTINE
 from transforms.quality.gx_worker import WORKER as GX_WORKER
 
-RAW_TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT, *data_tables())
+RAW_TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT, LABEL_CONFLICTS,
+              *data_tables())
 # Always materialized; the others only when some file's rows changed. Dagster skips every
 # derived asset downstream of a table that was not materialized, so a run that finds
 # nothing new costs the scan and the bookkeeping, not a rebuild of the warehouse.

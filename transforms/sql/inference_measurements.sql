@@ -81,7 +81,7 @@ measurements AS (
     UNION ALL BY NAME SELECT * FROM genai
 )
 SELECT m.*,
-       fc.* EXCLUDE (source_file, gpu_model, gpu_memory_gb, context_files),
+       fc.* EXCLUDE (source_file, gpu_model, gpu_memory_gb, context_files, sidecar_context),
        coalesce(fc.gpu_model, names.gpu_name) AS gpu_model,
        CASE WHEN fc.gpu_model IS NOT NULL THEN 'run.yaml'
             WHEN names.gpu_name IS NOT NULL THEN 'checkpoint' END AS gpu_model_source,

@@ -89,15 +89,29 @@ elbencho AS (  -- read/write phases only (not MKDIRS, SYNC, STAT, ...)
     FROM raw.elbencho_results
     WHERE direction IS NOT NULL
 ),
+mlperf_labelled AS (  -- the run's own Hydra records, then run.yaml, then folder names
+    SELECT s.*,
+           coalesce(fc.sidecar_context ->> '$.model', fc.tags ->> '$.model',
+                    fc.path_context ->> '$.model', s.model) AS label_model,
+           coalesce(fc.sidecar_context ->> '$.accelerator', fc.tags ->> '$.accelerator',
+                    fc.path_context ->> '$.accelerator', s.accelerator) AS label_accelerator,
+           CASE WHEN fc.sidecar_context ->> '$.model' IS NOT NULL THEN 'sidecar'
+                WHEN fc.tags ->> '$.model' IS NOT NULL THEN 'run.yaml'
+                WHEN coalesce(fc.path_context ->> '$.model', s.model) IS NOT NULL
+                THEN 'path' END AS workload_source
+    FROM raw.mlperf_storage_results s
+    LEFT JOIN raw.file_context fc USING (source_file)
+),
 mlperf_runs AS (  -- DLIO reads shuffled samples into host memory: random reads, cpu
-    SELECT source_file, file_sha256, concat_ws('/', model, accelerator) AS workload,
-           num_accelerators AS jobs, num_hosts AS hosts, hostname,
+    SELECT source_file, file_sha256,
+           nullif(concat_ws('/', label_model, label_accelerator), '') AS workload,
+           workload_source, num_accelerators AS jobs, num_hosts AS hosts, hostname,
            train_io_bytes_per_s AS bandwidth_bytes_per_s, runtime_s
-    FROM raw.mlperf_storage_results
+    FROM mlperf_labelled
     UNION ALL BY NAME
     -- the submission report repeats runs whose summary.json may be loaded too: a report run
     -- counts only when no summary under the report's folder has its throughput
-    SELECT r.source_file, r.file_sha256, r.run_key AS workload,
+    SELECT r.source_file, r.file_sha256, r.run_key AS workload, 'file' AS workload_source,
            r.num_accelerators AS jobs, r.clients AS hosts,
            r.train_io_bytes_per_s AS bandwidth_bytes_per_s
     FROM raw.mlperf_storage_report_runs r
@@ -117,21 +131,38 @@ measurements AS (
     UNION ALL BY NAME SELECT * FROM gdsio
     UNION ALL BY NAME SELECT * FROM elbencho
     UNION ALL BY NAME SELECT * FROM mlperf
+),
+labelled AS (
+    SELECT m.* EXCLUDE (workload_source),
+           CASE WHEN m.workload IS NOT NULL
+                THEN coalesce(m.workload_source, 'file') END AS workload_source,
+           coalesce(fc.storage_system, CASE WHEN m.tool = 'mlperf_storage'
+                                            THEN layout.system END) AS storage_system,
+           CASE WHEN fc.context_sources ->> '$.storage_system' LIKE 'path:%' THEN 'path'
+                WHEN fc.storage_system IS NOT NULL THEN 'run.yaml'
+                WHEN m.tool = 'mlperf_storage' AND layout.system IS NOT NULL THEN 'path'
+           END AS storage_system_source,
+           fc.system, fc.network, fc.gpu_model, fc.virtualization, fc.run_date, fc.tags
+    FROM measurements m
+    LEFT JOIN raw.file_context fc ON fc.source_file = m.source_file
+    -- an MLPerf Storage submission keeps each system's runs under
+    -- <division>/<submitter>/results/<system>/ (the submission rules' layout):
+    -- '<submitter>/<system>' names the storage system when no run.yaml does
+    CROSS JOIN LATERAL (SELECT nullif(regexp_replace(regexp_extract(m.source_file,
+        '(?:^|/)(?:[Cc]losed|[Oo]pen)/([^/]+/results/[^/]+)/', 1), '/results/', '/'),
+        '') AS system) layout
 )
 SELECT m.* EXCLUDE (is_aggregate),
        coalesce(m.is_aggregate, false) AS is_aggregate,
        coalesce(f.format, m.tool) AS source_format,
-       fc.storage_system, fc.system, fc.network, fc.gpu_model, fc.virtualization, fc.run_date,
-       fc.tags,
-       m.status = 'ok' AND fc.storage_system IS NOT NULL AND m.direction IS NOT NULL
+       m.status = 'ok' AND m.storage_system IS NOT NULL AND m.direction IS NOT NULL
            AND m.access IS NOT NULL AND coalesce(m.bandwidth_bytes_per_s, 0) > 0
            -- one host's share of a client/server run whose 'All clients' total is here
            AND NOT (m.tool = 'fio' AND m.hostname IS NOT NULL AND NOT m.is_aggregate
                     AND coalesce(bool_or(m.is_aggregate) OVER (PARTITION BY m.source_file),
                                  false))
            AS counts_as_capability
-FROM measurements m
+FROM labelled m
 LEFT JOIN raw.ingested_files f ON f.path = m.source_file
-LEFT JOIN raw.file_context fc ON fc.source_file = m.source_file
 ORDER BY m.source_file, m.document_index NULLS FIRST, m.job_index NULLS FIRST,
          m.source_line NULLS FIRST, m.workload, m.direction
