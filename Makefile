@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 export DAGSTER_HOME := $(CURDIR)/.dagster
 
-.PHONY: run test lint ui samples docs bench clean
+.PHONY: run test lint ui samples docs bench bench-mlperf clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,6 +48,12 @@ docs: $(INSTALLED)
 FILES ?= 10000
 bench: $(INSTALLED)
 	$(BIN)/python -m bench.run --files $(FILES)
+
+## bench-mlperf: labels and storage tables on a synthetic MLPerf Storage v1.0-shaped archive
+## (not part of make test); RUNS=662 by default
+RUNS ?= 662
+bench-mlperf: $(INSTALLED)
+	$(BIN)/python -m bench.mlperf_storage_archive --runs $(RUNS)
 
 clean:
 	rm -rf warehouse/*.duckdb warehouse/*.lock .dagster

@@ -3,9 +3,9 @@ load once. A submitter's report copied into two folders would otherwise feed eve
 table twice.
 
 The copy that wins is the one already loaded by an earlier run (so a new copy never
-displaces rows analysts have seen), else the first in path order. The others are recorded
-as `ignored`, naming the copy that loaded; when that copy goes away, the next run loads
-one of them instead.
+displaces rows analysts have seen), else the first in path order, compared folder by
+folder. The others are recorded as `ignored`, naming the copy that loaded; when that copy
+goes away, the next run loads one of them instead.
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ def settle_duplicates(outcomes: list[FileOutcome], previous: dict[str, LedgerEnt
         if len(copies) < 2:
             continue
         incumbents = [o for o in copies if _held_rows(previous.get(o.relpath), o.sha256)]
-        winner = min(incumbents or copies, key=lambda o: o.relpath)
+        # folder by folder: 'results/x' before 'results - Copy/x' (plain text order would
+        # put the copy first, as ' ' sorts before '/')
+        winner = min(incumbents or copies, key=lambda o: o.relpath.split("/"))
         why = "it was loaded first" if incumbents else "it comes first in path order"
         for copy in copies:
             if copy is not winner:

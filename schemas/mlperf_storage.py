@@ -37,7 +37,8 @@ MLPERF_STORAGE_RESULTS = Table(
     "(AU) is the share of wall time the emulated accelerators computed; the run passes when "
     "the mean AU meets the workload threshold (train_au_meet_expectation). I/O throughput "
     "was 'MB/s' (MiB/s in DLIO) and is bytes/s. The summary does not name the workload: "
-    "model and accelerator come from the folder (e.g. unet3d-h100).",
+    "model and accelerator here come from the folder (e.g. unet3d-h100); "
+    "core.storage_measurements labels the run from its Hydra records first (docs/context.md).",
     (
         MODEL,
         ACCELERATOR,

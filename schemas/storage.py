@@ -88,9 +88,12 @@ STORAGE_MEASUREMENTS = Table(
     "both directions (rw, randrw) is one 'mixed' row; trim is left out. gdsio -V read-backs "
     "are not samples and are left out. Failed runs stay, with status 'failed', and never "
     "count as capability. MLPerf Storage runs are random reads (DLIO shuffles samples); a "
-    "run whose accelerator utilization missed its threshold still measured the bandwidth "
-    "delivered and is 'ok'. storage_system is NULL when no run.yaml, path convention or "
-    "MLPerf Storage submission layout names it (a check flags those rows).",
+    "run whose accelerator utilization missed its threshold (90 % for U-Net3D and "
+    "ResNet-50, 70 % for CosmoFlow, or the run's config.yaml workload.metric.au) still "
+    "measured the bandwidth delivered and is 'ok', but does not count as capability: "
+    "the storage did not keep the accelerators busy (the MLPerf Storage rule). "
+    "storage_system is NULL when no run.yaml, path convention or MLPerf Storage "
+    "submission layout names it (a check flags those rows).",
     (
         TOOL,
         text("source_format", "Format of the source file (see raw.ingested_files.format).",
@@ -99,7 +102,9 @@ STORAGE_MEASUREMENTS = Table(
              "elbencho phase, MLPerf Storage run (workload and accelerator)."),
         text("workload_source", "Where the workload's name came from: 'file' (the result "
              "names it), 'sidecar' (the tool's own records beside it, e.g. DLIO's Hydra "
-             "configs/), 'run.yaml', or 'path' (folder names); docs/context.md."),
+             "configs/), 'run.yaml', or 'path' (folder names); two joined by '+' when an "
+             "MLPerf Storage run's model and accelerator came from different sources "
+             "('sidecar+path'); docs/context.md."),
         _CONTEXT["storage_system"],
         text("storage_system_source", "Where storage_system came from: 'run.yaml', or "
              "'path' (a path convention, or for MLPerf Storage the submission layout "
@@ -135,11 +140,21 @@ STORAGE_MEASUREMENTS = Table(
              "or absent).", nullable=False, checks=(pa.Check.isin(STATUSES),)),
         text("error_message", "The error the tool reported, for failed rows."),
         text("hostname", "Client host (fio client/server, MLPerf Storage rank 0)."),
+        real("accelerator_utilization_pct", "MLPerf Storage: mean accelerator utilization "
+             "of the run's epochs (DLIO train_au_mean_percentage), percent.",
+             checks=NON_NEGATIVE),
+        real("au_threshold_pct", "MLPerf Storage: the utilization the run had to reach: the "
+             "run's config.yaml workload.metric.au, else 90 for unet3d and resnet50, 70 for "
+             "cosmoflow.", checks=NON_NEGATIVE),
+        flag("au_meets_threshold", "MLPerf Storage: accelerator_utilization_pct >= "
+             "au_threshold_pct. FALSE keeps the run out of the capability tables; NULL when "
+             "either is unknown (other tools, report-only runs)."),
         flag("is_aggregate", "True for fio's client/server 'All clients' row, the sum of "
              "the per-host rows of the same report.", nullable=False),
         flag("counts_as_capability", "Whether the row feeds sizing.storage_capability and "
              "sizing.storage_scaling: status ok, storage_system, direction and access known, "
-             "bandwidth > 0, and not one host's share of a fio client/server run whose "
+             "bandwidth > 0, an MLPerf Storage run that met its accelerator-utilization "
+             "threshold, and not one host's share of a fio client/server run whose "
              "'All clients' total is in the same file.", nullable=False),
         _CONTEXT["system"], _CONTEXT["network"], _CONTEXT["gpu_model"],
         _CONTEXT["virtualization"], _CONTEXT["run_date"], _CONTEXT["tags"],
@@ -245,6 +260,10 @@ TRAINING_STORAGE_DEMAND = Table(
         integer("max_gpus_fed", "floor(storage_read_bandwidth_bytes_per_s / "
                 "read_bytes_per_s_per_gpu): GPUs of this configuration the storage keeps "
                 "busy."),
+        integer("measured_gpus", "GPUs the configuration was measured with (= gpus): "
+                "max_gpus_fed beyond it is extrapolated.", checks=NON_NEGATIVE),
+        text("extrapolation_caveat", "Set when max_gpus_fed exceeds measured_gpus: says the "
+             "figure is a linear extrapolation of per-GPU demand and what it assumes."),
         text("storage_tool", "Benchmark of the storage measurement used."),
         text("storage_source_file", "File of the storage measurement used."),
         text("source_files", "Training logs summarized, ';'-separated.", nullable=False),

@@ -62,17 +62,40 @@ def test_a_dlio_run_is_labelled_from_its_own_hydra_records(store, tmp_path):
     root = tmp_path / "raw"
     put(root, RUN + "summary.json", SUMMARY.read_bytes())
     put(root, RUN + "configs/overrides.yaml",
-        "- workload=unet3d_h100\n- ++workload.reader.read_threads=16\n")
+        "- workload=cosmoflow_h100\n- ++workload.reader.read_threads=16\n")
     run(store, root, "r1")
     # 2353.5 MiB/s x 2^20 = 2,467,823,616 bytes/s; 16 accelerators on 2 hosts, as the
     # summary says; the workload from overrides.yaml, not the folder 'a100_run_1'
-    assert storage_rows(store) == [(RUN + "summary.json", "unet3d/h100", "sidecar",
+    assert storage_rows(store) == [(RUN + "summary.json", "cosmoflow/h100", "sidecar",
                                     "Acme/SysA_2clients", "path", 16, 2, 2467823616.0, True)]
     assert store.con.execute("SELECT storage_system, round(best_bandwidth_bytes_per_s) FROM "
                              "sizing.storage_capability").fetchall() == [
         ("Acme/SysA_2clients", 2467823616.0)]
     assert store.con.execute("SELECT status, error FROM raw.ingested_files WHERE path = ?",
                              [RUN + "configs/overrides.yaml"]).fetchone()[0] == "ignored"
+
+
+def au(store: Store) -> tuple:
+    return store.con.execute(
+        "SELECT round(accelerator_utilization_pct, 2), au_threshold_pct, au_meets_threshold, "
+        "counts_as_capability FROM core.storage_measurements").fetchone()
+
+
+def test_a_run_below_its_accelerator_utilization_threshold_is_not_capability(store,
+                                                                             tmp_path):
+    """MLPerf Storage: AU >= 90 % for U-Net3D and ResNet-50, >= 70 % for CosmoFlow."""
+    root = tmp_path / "raw"
+    put(root, RUN + "summary.json", SUMMARY.read_bytes())  # AU 88.5, 89.5, 87.0: 88.33
+    put(root, RUN + "configs/overrides.yaml", "- workload=unet3d_h100\n")
+    run(store, root, "r1")
+    assert au(store) == (88.33, 90.0, False, False)
+    assert store.con.execute("SELECT count(*) FROM sizing.storage_capability").fetchone() \
+        == (0,)
+    # the run's own config.yaml sets the threshold (workload.metric.au: 0.85)
+    put(root, RUN + "configs/config.yaml", "workload:\n  model: unet3d\n  framework: "
+        "pytorch\n  metric:\n    au: 0.85\n  reader:\n    read_threads: 4\n")
+    run(store, root, "r2")
+    assert au(store) == (88.33, 85.0, True, True)
 
 
 def test_the_hidden_hydra_folder_is_read_too_and_a_change_relabels(store, tmp_path):

@@ -35,7 +35,8 @@ XSS_CONTENT = "<script>alert(4)</script>"
 HOSTILE = {
     "inference/evil/run.yaml": f'system: "{XSS_SYSTEM}"\ngpu_model: "H100-80GB"\n'
                                f'model: "{XSS_MODEL}"\nbatch_size: 1\n',
-    "inference/evil/results.csv": generate.perf_analyzer_csv(generate.MODELS[1]),
+    # a blank line more than the sample's: the same bytes would load once, as a duplicate
+    "inference/evil/results.csv": generate.perf_analyzer_csv(generate.MODELS[1]) + "\n",
     XSS_FILE: f"{XSS_CONTENT}\n{{",
 }
 PLOT = re.compile(r'<svg class="plot" data-plot="([^"]+)" data-points="(\d+)" '

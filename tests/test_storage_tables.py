@@ -244,6 +244,17 @@ def test_gpus_fed_by_each_storage_system(sample):
     assert keys == [("resnet50", "imagenet", "H100", "bf16", 8)]
 
 
+def test_gpus_fed_beyond_the_gpus_measured_carry_a_caveat(sample):
+    rows = sample("SELECT virtualization, storage_system, measured_gpus, max_gpus_fed, "
+                  "extrapolation_caveat FROM sizing.training_storage_demand ORDER BY 1, 2")
+    assert [r[:4] for r in rows] == [
+        ("bare-metal", "nfs-a", 8, 50), ("bare-metal", "nvme-b", 8, 107),
+        ("vm", "nfs-a", 8, 55), ("vm", "nvme-b", 8, 119)]
+    assert rows[0][4] == ("measured with 8 GPUs; 50 GPUs is a linear extrapolation of the "
+                          "per-GPU demand (it assumes each GPU keeps 2000.0 images/s and the "
+                          "storage keeps its best measured bandwidth at that load)")
+
+
 def test_checkpoint_write_seconds(sample):
     rows = sample("SELECT model, storage_system, bytes_per_parameter, "
                   "bytes_per_parameter_source, checkpoint_bytes, write_seconds "

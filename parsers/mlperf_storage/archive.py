@@ -1,7 +1,9 @@
 """What else an MLPerf Storage / DLIO submission holds beside its results, recognised by
 content: the Hydra records of each run (read as the run's context, hydra.py), DLIO workload
-definitions, DLIO's console logs, benchmark.sh sessions and DLIO's per-rank and iostat
-records. None is a result; each is `ignored` with what it is (parsers/non_results.py).
+definitions, DLIO's console logs, benchmark.sh sessions, DLIO's per-rank and iostat records,
+and the submission's system descriptions (systems/<system>.json) with the JSON Schema one
+submitter filed beside them. None is a result; each is `ignored` with what it is
+(parsers/non_results.py).
 
 The shapes come from the v0.5, v1.0 and v3.0 result archives (mlcommons/storage_results_*)
 and DLIO itself (argonne-lcf/dlio_benchmark); tests/parsers/test_mlperf_storage_archive.py
@@ -13,9 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from parsers.base import SourceFile
+from parsers.base import FormatError, SourceFile
 from parsers.mlperf_storage.hydra import OVERRIDES
 from parsers.mlperf_storage.results import dlio_test_run_reason
+from parsers.numbers import loads
 from parsers.safe_yaml import YamlInputError, load
 
 CONTEXT = "read as context of the run (workload, model, accelerator)"
@@ -32,6 +35,10 @@ SCRIPT_REASON = "not a result: MLPerf Storage launcher script (runs DLIO)"
 RANK_REASON = ("not a result: DLIO per-rank step timings (<rank>_output.json); the run's "
                "summary.json is loaded")
 IOSTAT_REASON = "not a result: iostat samples (sysstat JSON) recorded during a DLIO run"
+SYSTEM_REASON = ("not a result: MLPerf Storage system description (systems/<system>.json: the "
+                 "nodes, benchmark hosts, networks and storage under test), not a run")
+SYSTEM_SCHEMA_REASON = ("not a result: JSON Schema of the MLPerf Storage system description "
+                        "(systems/*.json)")
 
 _YAML_SNIFF_BYTES = 256 * 1024  # Hydra records are a few KiB; bounds the YAML parse
 _LOG_SNIFF_CHARS = 64 * 1024
@@ -54,6 +61,11 @@ _RANK_OUTPUT = re.compile(r'^\{\s*(?:"hostname"\s*:\s*"[^"]*"\s*,\s*)?"\d+"\s*:\
 _DOCS = (".md", ".rst")  # a README that quotes a log is documentation
 _PRE_RELEASE = re.compile(r'"metric"\s*:\s*\{\s*"train_auu"')
 _IOSTAT = re.compile(r'^\{\s*"sysstat"\s*:\s*\{\s*"hosts"')
+# The v1.0 system description's sections (its schema requires all four; some submitters
+# filed only nodes and benchmark_hosts): two of them, one of them MLPerf Storage's own
+_SYSTEM_KEYS = ("networks", "nodes", "benchmark_hosts", "storage_system")
+_SYSTEM_OWN_KEYS = {"benchmark_hosts", "storage_system"}
+_SYSTEM_SNIFF_BYTES = 1 << 20  # descriptions are a few KiB; bounds the JSON parse
 
 
 def not_a_result(src: SourceFile) -> str | None:
@@ -112,7 +124,25 @@ def _json_record(src: SourceFile) -> str | None:
         return RANK_REASON
     if _IOSTAT.match(head):
         return IOSTAT_REASON
-    return dlio_test_run_reason(src)
+    return _system_description(src, head) or dlio_test_run_reason(src)
+
+
+def _system_description(src: SourceFile, head: str) -> str | None:
+    if not head.startswith("{") or len(src.data) > _SYSTEM_SNIFF_BYTES \
+            or sum(src.might_contain(f'"{key}"') for key in _SYSTEM_KEYS) < 2:
+        return None
+    try:
+        doc = loads(src.text())
+    except (FormatError, ValueError, RecursionError):
+        return None  # not JSON: whatever it is, it is not a system description
+    if not isinstance(doc, dict):
+        return None
+    schema = "$schema" in doc and isinstance(doc.get("properties"), dict)
+    sections = set(_SYSTEM_KEYS) & set(doc["properties"]) if schema else {
+        key for key in _SYSTEM_KEYS if isinstance(doc.get(key), list | dict)}
+    if len(sections) < 2 or not sections & _SYSTEM_OWN_KEYS:
+        return None
+    return SYSTEM_SCHEMA_REASON if schema else SYSTEM_REASON
 
 
 def unsupported(src: SourceFile) -> str | None:

@@ -15,6 +15,7 @@ from parsers.mlperf_storage import archive
 from parsers.mlperf_storage.results import MlperfStorageSummary
 from parsers.registry import detect
 from tests.conftest import corpus_file, text_file
+from tests.fixtures import ACME, fixture
 
 CONTEXT = "read as context of the run"
 DLIO_PY = "[/home/u/storage/dlio_benchmark/dlio_benchmark/{}.py:{}]"
@@ -121,6 +122,43 @@ def test_dlio_rank_records_and_iostat_of_the_v0_5_round():
     assert detect(text_file("r/n1/3_output.json", rank)).ignored_reason == archive.RANK_REASON
     iostat = '{"sysstat": {"hosts": [{"nodename": "n1", "statistics": []}]}}'
     assert detect(text_file("r/n1/iostat.json", iostat)).ignored_reason == archive.IOSTAT_REASON
+
+
+# ---- systems/: the submission's system descriptions -----------------------------------------
+
+HOSTS = [{"node_name": "c1", "node_type_name": "client",
+          "benchmark_instances": [{"mapping_type": "native"}]}]
+NODES = [{"node_type_name": "client", "CPU": {"vendor_and_model_name": "x"}, "drives": []}]
+
+
+def test_the_fixture_system_description_is_ignored_with_what_it_is():
+    src = fixture(ACME + "systems/A9000_8x400GbE_4clients.json")
+    assert (detect(src).format, detect(src).ignored_reason) == (None, archive.SYSTEM_REASON)
+
+
+@pytest.mark.parametrize("doc, reason", [
+    # all four sections, as the v1.0 template asks (tabs, as submitters indent)
+    ({"networks": [{"network_name": "ib"}], "nodes": NODES, "benchmark_hosts": HOSTS,
+      "storage_system": {"vendor_name": "V", "solution_name": "S"}}, archive.SYSTEM_REASON),
+    ({"nodes": NODES, "benchmark_hosts": HOSTS}, archive.SYSTEM_REASON),  # two, as one filed
+    ({"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "SystemDescription",
+      "type": "object", "properties": {k: {"type": "array"} for k in (
+          "networks", "nodes", "benchmark_hosts", "storage_system")}},
+     archive.SYSTEM_SCHEMA_REASON),  # the template's schema, filed beside the descriptions
+])
+def test_system_descriptions_and_their_schema_are_ignored(doc, reason):
+    detection = detect(text_file("Closed/V/systems/S.json", json.dumps(doc, indent="\t")))
+    assert (detection.format, detection.ignored_reason) == (None, reason)
+
+
+@pytest.mark.parametrize("doc", [
+    {"nodes": NODES, "networks": [{"name": "ib"}]},  # a topology: no MLPerf section
+    {"nodes": NODES, "storage_system": "S"},  # storage_system is a text here
+    {"benchmark_hosts": HOSTS},  # one section alone
+    {"$schema": "x", "properties": {"nodes": {}}},  # a schema of something else
+])
+def test_look_alikes_of_a_system_description_are_not_taken_for_one(doc):
+    assert archive.not_a_result(text_file("x/topology.json", json.dumps(doc))) is None
 
 
 @pytest.mark.parametrize("name, data", [

@@ -95,19 +95,41 @@ mlperf_labelled AS (  -- the run's own Hydra records, then run.yaml, then folder
                     fc.path_context ->> '$.model', s.model) AS label_model,
            coalesce(fc.sidecar_context ->> '$.accelerator', fc.tags ->> '$.accelerator',
                     fc.path_context ->> '$.accelerator', s.accelerator) AS label_accelerator,
-           CASE WHEN fc.sidecar_context ->> '$.model' IS NOT NULL THEN 'sidecar'
-                WHEN fc.tags ->> '$.model' IS NOT NULL THEN 'run.yaml'
-                WHEN coalesce(fc.path_context ->> '$.model', s.model) IS NOT NULL
-                THEN 'path' END AS workload_source
+           -- one source, or e.g. 'sidecar+path' when the model and the accelerator differ
+           nullif(concat_ws('+', src.model, nullif(src.accelerator, src.model)), '')
+               AS workload_source,
+           TRY_CAST(fc.sidecar_context ->> '$.au_threshold_pct' AS DOUBLE)
+               AS configured_au_threshold_pct
     FROM raw.mlperf_storage_results s
     LEFT JOIN raw.file_context fc USING (source_file)
+    CROSS JOIN LATERAL (SELECT
+        CASE WHEN fc.sidecar_context ->> '$.model' IS NOT NULL THEN 'sidecar'
+             WHEN fc.tags ->> '$.model' IS NOT NULL THEN 'run.yaml'
+             WHEN coalesce(fc.path_context ->> '$.model', s.model) IS NOT NULL
+             THEN 'path' END AS model,
+        CASE WHEN fc.sidecar_context ->> '$.accelerator' IS NOT NULL THEN 'sidecar'
+             WHEN fc.tags ->> '$.accelerator' IS NOT NULL THEN 'run.yaml'
+             WHEN coalesce(fc.path_context ->> '$.accelerator', s.accelerator) IS NOT NULL
+             THEN 'path' END AS accelerator) src
+),
+mlperf_au AS (  -- MLPerf Storage rules: a run counts only when the accelerators were kept
+    -- busy: >= 90 % for U-Net3D and ResNet-50, >= 70 % for CosmoFlow (or what the run's
+    -- config.yaml set, workload.metric.au)
+    SELECT *,
+           coalesce(configured_au_threshold_pct,
+                    CASE lower(label_model) WHEN 'unet3d' THEN 90.0 WHEN 'resnet50' THEN 90.0
+                                            WHEN 'cosmoflow' THEN 70.0 END)
+               AS au_threshold_pct
+    FROM mlperf_labelled
 ),
 mlperf_runs AS (  -- DLIO reads shuffled samples into host memory: random reads, cpu
     SELECT source_file, file_sha256,
            nullif(concat_ws('/', label_model, label_accelerator), '') AS workload,
            workload_source, num_accelerators AS jobs, num_hosts AS hosts, hostname,
-           train_io_bytes_per_s AS bandwidth_bytes_per_s, runtime_s
-    FROM mlperf_labelled
+           train_io_bytes_per_s AS bandwidth_bytes_per_s, runtime_s,
+           train_au_pct AS accelerator_utilization_pct, au_threshold_pct,
+           train_au_pct >= au_threshold_pct AS au_meets_threshold
+    FROM mlperf_au
     UNION ALL BY NAME
     -- the submission report repeats runs whose summary.json may be loaded too: a report run
     -- counts only when no summary under the report's folder has its throughput
@@ -156,6 +178,8 @@ SELECT m.* EXCLUDE (is_aggregate),
        coalesce(m.is_aggregate, false) AS is_aggregate,
        coalesce(f.format, m.tool) AS source_format,
        m.status = 'ok' AND m.storage_system IS NOT NULL AND m.direction IS NOT NULL
+           -- an MLPerf Storage run that left its accelerators idle measured a bottleneck
+           AND m.au_meets_threshold IS NOT false
            AND m.access IS NOT NULL AND coalesce(m.bandwidth_bytes_per_s, 0) > 0
            -- one host's share of a client/server run whose 'All clients' total is here
            AND NOT (m.tool = 'fio' AND m.hostname IS NOT NULL AND NOT m.is_aggregate

@@ -36,6 +36,18 @@ SELECT d.model, d.dataset, d.gpu_model, d.precision, d.virtualization, d.gpus, d
        -- NULL when not computable: no per-GPU demand (0), or more GPUs than a BIGINT holds
        TRY_CAST(floor(s.best_bandwidth_bytes_per_s / nullif(d.read_bytes_per_s_per_gpu, 0))
                 AS BIGINT) AS max_gpus_fed,
+       -- beyond the GPUs measured, max_gpus_fed assumes each GPU keeps its measured rate
+       d.gpus AS measured_gpus,
+       CASE WHEN s.best_bandwidth_bytes_per_s / nullif(d.read_bytes_per_s_per_gpu, 0)
+                 >= d.gpus + 1
+            THEN format('measured with {} GPU{}; {} GPUs is a linear extrapolation of the '
+                        'per-GPU demand (it assumes each GPU keeps {} images/s and the '
+                        'storage keeps its best measured bandwidth at that load)', d.gpus,
+                        CASE WHEN d.gpus = 1 THEN '' ELSE 's' END,
+                        TRY_CAST(floor(s.best_bandwidth_bytes_per_s
+                                       / d.read_bytes_per_s_per_gpu) AS BIGINT),
+                        round(d.images_per_sec_per_gpu, 1))
+       END AS extrapolation_caveat,
        s.tool AS storage_tool, s.source_file AS storage_source_file,
        d.source_files
 FROM demand d
