@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from ingest.examine import FileOutcome
+from ingest.file_labels import record_file_label_conflicts
 from ingest.run_context import ContextResolver
 from parsers.base import LabelConflict
 from schemas.context import FILE_CONTEXT
@@ -168,6 +169,7 @@ def _write_conflicts(store: Store, report: IngestReport, contexts: ContextResolv
     if rows:
         store.insert(LABEL_CONFLICTS, LABEL_CONFLICTS.conform(
             pl.DataFrame(rows, schema=LABEL_CONFLICTS.polars_schema)))
+    record_file_label_conflicts(store, report.run_id)
 
 
 def _conflict_row(conflict: LabelConflict, relpath: str, origin: str, run_id: str) -> dict:

@@ -14,6 +14,7 @@ from samples import generate
 from store.store import Store, connect
 from transforms.inference.measurements import build_inference_measurements
 from transforms.storage.tables import build_storage_capability, build_storage_measurements
+from transforms.training.tables import build_training_runs
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SUMMARY = (FIXTURES / "mlperf_storage/closed/AcmeStor/results/A9000_8x400GbE_4clients/"
@@ -192,3 +193,25 @@ def test_a_result_overwritten_by_a_non_result_takes_its_rows_out_of_the_core(sto
     assert run(store, raw, "r2").data_changed
     assert ledger(store, MA_INFERENCE)[0] == "ignored"
     assert inference_rows(store) == 67 - 42
+
+
+LAMBDA_LOG = ("logs/i9-7920X-RTX_6000.logs/syn-replicated-fp16-8gpus/vgg16-64/throughput/1")
+
+
+def test_a_log_whose_folder_names_another_model_keeps_its_own_and_says_so(store, tmp_path):
+    """The Lambda layout names model, precision and GPU count in folders; the log says
+    resnet50 on 8 devices (1024 global / 64 per device would say 16)."""
+    root = tmp_path / "raw"
+    put(root, LAMBDA_LOG,
+        (FIXTURES / "tf_cnn_benchmarks/gpu_count/batch_lines_disagree.log").read_bytes())
+    put(root, "reference/path_conventions.yaml",
+        (Path(__file__).parents[1] / "raw/reference/path_conventions.yaml").read_bytes())
+    ingest(store, root, "r1")
+    build_training_runs(store, "r1")
+    assert store.con.execute("SELECT model, model_source, gpus, gpus_source, precision, "
+                             "precision_source FROM core.training_runs").fetchall() == [
+        ("resnet50", "log", 8, "log", "fp16", "path")]
+    assert conflicts(store) == [
+        (LAMBDA_LOG, "gpus", "8", "file:device list", "16", "file:batch size lines",
+         "parser"),
+        (LAMBDA_LOG, "model", "resnet50", "file:model", "vgg16", "path", "context")]
