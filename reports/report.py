@@ -1,12 +1,13 @@
-"""The sizing report: one self-contained HTML file from the sizing tables.
+"""The sizing report: one self-contained HTML file from the sizing tables, the answer
+first (capacity plan, freshness, checks), then one section per question.
 
     write_report(store, reports.paths.report_path(warehouse_file))
+    write_report(store, out, interactive=True)  # Vega inline: zoom, tooltips, selection
 """
 
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,16 +16,15 @@ from pathlib import Path
 
 from reports.checks import CheckOutcome
 from reports.html import Section, page
-from reports.sections.capacity import capacity
+from reports.sections.coverage import coverage
 from reports.sections.inference import inference
-from reports.sections.memory import memory
 from reports.sections.quality import quality
-from reports.sections.storage import checkpoints, storage
+from reports.sections.storage import storage
+from reports.sections.summary import summary
 from reports.sections.training import training
 from store.store import Store
 
 TITLE = "Sizing report"
-_PLOT = re.compile(r'<svg class="plot" data-plot="([^"]+)" data-points="(\d+)"')
 
 
 @dataclass(frozen=True)
@@ -37,24 +37,27 @@ class Written:
 
 
 def sections(store: Store, checks: Sequence[CheckOutcome] | None) -> list[Section]:
-    return [inference(store), memory(store), training(store), storage(store),
-            checkpoints(store), capacity(store), quality(store, checks)]
+    answers = [summary(store, checks), inference(store), training(store), storage(store)]
+    return [*answers, coverage(store, answers), quality(store, checks)]
 
 
 def render(store: Store, checks: Sequence[CheckOutcome] | None = None, source: str = "",
-           now: datetime | None = None) -> tuple[str, list[Section]]:
+           now: datetime | None = None, interactive: bool = False
+           ) -> tuple[str, list[Section]]:
     parts = sections(store, checks)
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    meta = f"Generated {stamp}" + (f" from {source}" if source else "") + \
-        ". Every number comes from the warehouse's sizing tables; table and column " \
-        "meanings are in docs/warehouse.md and in the database's comments."
-    return page(TITLE, meta, parts), parts
+    meta = (f"Generated {stamp}" + (f" from {source}" if source else "")
+            + ". Every number comes from the warehouse's sizing tables (docs/warehouse.md); "
+            "GB are decimal (10⁹ bytes), for memory and for bandwidth (GB/s).")
+    return page(TITLE, meta, parts, interactive), parts
 
 
 def write_report(store: Store, out: Path, checks: Sequence[CheckOutcome] | None = None,
-                 source: str = "") -> Written:
-    """Render and write atomically (a reader never sees half a report)."""
-    html, parts = render(store, checks, source)
+                 source: str = "", interactive: bool = False) -> Written:
+    """Render and write atomically (a reader never sees half a report). `interactive`
+    embeds the Vega libraries (about 0.9 MB, nothing fetched) for zoom, tooltips and
+    legend selection; the default is static SVG and no script."""
+    html, parts = render(store, checks, source, interactive=interactive)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".sizing-report-", suffix=".html", dir=out.parent)
     try:
@@ -67,8 +70,9 @@ def write_report(store: Store, out: Path, checks: Sequence[CheckOutcome] | None 
         raise
     plots: dict[str, int] = {}
     points = 0
-    for kind, count in _PLOT.findall(html):
-        plots[kind] = plots.get(kind, 0) + 1
-        points += int(count)
+    for section in parts:
+        for p in section.plots():
+            plots[p.kind] = plots.get(p.kind, 0) + 1
+            points += p.points
     return Written(out, plots, points, [m for s in parts for m in s.missing],
                    len(html.encode()))

@@ -4,6 +4,7 @@ data, every name from input escaped, every section tolerating a missing table.""
 from __future__ import annotations
 
 import re
+from html import unescape
 from pathlib import Path
 
 import dagster as dg
@@ -13,10 +14,10 @@ import pytest
 from assets.report.sizing_report import REPORT_KEY
 from pipelines.cli import main
 from pipelines.definitions import defs
-from reports.html import esc
+from reports import charts
+from reports.html import esc, number
 from reports.paths import report_path
 from reports.report import render, write_report
-from reports.svg import LineChart, Point, Series, line_chart, log2_ticks, nice_ticks
 from samples import generate
 from schemas.storage import (
     CHECKPOINT_WRITE,
@@ -39,14 +40,18 @@ HOSTILE = {
     "inference/evil/results.csv": generate.perf_analyzer_csv(generate.MODELS[1]) + "\n",
     XSS_FILE: f"{XSS_CONTENT}\n{{",
 }
-PLOT = re.compile(r'<svg class="plot" data-plot="([^"]+)" data-points="(\d+)" '
+PLOT = re.compile(r'<figure class="chart" data-plot="([^"]+)" data-points="(\d+)" '
                   r'data-series="(\d+)"')
+
+
+# the sample raw root's dataset sizes (not generated): training storage demand needs them
+DATASETS = (Path(__file__).parents[1] / "raw" / "reference" / "datasets.csv").read_text()
 
 
 def build(root: Path) -> tuple[Path, dg.ExecuteInProcessResult]:
     raw = root / "raw"
     generate.write(raw)
-    generate.write(raw, HOSTILE)
+    generate.write(raw, {**HOSTILE, "reference/datasets.csv": DATASETS})
     warehouse = root / "wh" / "lab.duckdb"
     result = defs.resolve_job_def("ingest").execute_in_process(
         run_config={"resources": {"warehouse": {"config": {"raw_dir": str(raw),
@@ -106,11 +111,116 @@ def test_every_plot_carries_data(page):
     assert sum(p for p, _ in latency) == 67 + 7
 
 
-def test_optimum_is_marked_with_its_policies(page):
-    resnet = section(page, "inference")
-    assert resnet.count('class="highlight"') >= 8
-    assert ("resnet50_trt_config_1 · batch 1 · h100-bm-01: concurrency 32 is optimal under "
-            "batch, chat, interactive, none") in resnet
+def cells(html: str) -> list[list[str]]:
+    """The rows of the HTML tables in `html`, each cell as its text (tags dropped)."""
+    def words(cell: str) -> str:
+        return unescape(" ".join(re.sub(r"<[^>]+>", " ", cell.replace("<wbr>", "")).split()))
+
+    return [[words(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", html, re.S)]
+
+
+def sizing(warehouse: Path, sql: str) -> list[dict]:
+    con = connect(warehouse, read_only=True)
+    try:
+        return Store(con).query(sql).to_dicts()
+    finally:
+        con.close()
+
+
+def test_summary_puts_the_capacity_plan_first_with_its_lower_bound(built, page):
+    warehouse, _ = built
+    assert page.index('<section id="summary">') < page.index('<section id="inference">')
+    top = section(page, "summary")
+    plan = sizing(warehouse, "SELECT * FROM sizing.capacity_plan_summary")[0]
+    assert (plan["gpus_recommended"], plan["servers_recommended"]) == (12, 2)
+    assert "<b>12 GPUs</b> in <b>2 servers</b> (H100-80GB × 8 per server" in top
+    assert "Lower bound: 1 of 4 models could not be sized" in top
+    assert "llama3_70b (16 users): no batch-1 concurrency measurement" in top
+    rows = {r[0]: r for r in cells(top[:top.index("</table>")])}
+    for demand in sizing(warehouse, "SELECT * FROM sizing.capacity_plan"):
+        row = rows[demand["model"]]
+        assert row[1] == f"{demand['concurrent_users']:,}"
+        assert row[3:5] == [str(demand["optimal_concurrency"]), str(demand["instances"])]
+    assert rows["llama3_70b"][2].startswith("not sized: no batch-1 concurrency measurement")
+    assert re.search(r"all \d+ derived tables rebuilt from the current files", top)
+    checks = re.search(r"<b>Checks:</b> (.*?)</li>", top).group(1)
+    assert "passed" in checks and "warning" in checks  # the rejected hostile file warns
+
+
+def test_the_optimum_pivot_has_a_column_per_slo_policy_and_the_tables_numbers(built, page):
+    warehouse, _ = built
+    inference = section(page, "inference")
+    pivot = inference[inference.index("Optimal concurrency per configuration"):]
+    table = cells(pivot[:pivot.index("</table>")])
+    head = table[0]
+    assert head[3:] == ["interactive p95 ≤ 10.0 ms", "batch p99 ≤ 100 ms",
+                        "chat p95 ≤ 1,500 ms", "none no limit"]
+    optima = sizing(warehouse, "SELECT * FROM sizing.inference_optimal_concurrency")
+    sweeps = {(r["model"], r["config_variant"], r["batch_size"], r["system"]) for r in optima}
+    assert len(table) - 1 == len(sweeps) == 11  # 44 rows of the table, pivoted
+    by_name = {(r[0], r[2]): r for r in table[1:]}
+    policies = [h.split()[0] for h in head[3:]]
+    for r in optima:
+        name = (f"{r['config_variant'] or '(no variant)'} · batch {r['batch_size'] or '–'} · "
+                f"{r['system']}")
+        cell = by_name[(r["model"], name)][3 + policies.index(r["slo_policy"])]
+        if r["optimal_concurrency"] is None:
+            assert cell.startswith("none within the SLO"), cell
+            continue
+        latency = r["latency_at_slo_ms"] if r["latency_at_slo_ms"] is not None \
+            else r["latency_p95_ms"]
+        assert cell == (f"{r['optimal_concurrency']} users {number(r['throughput_per_s'])} /s "
+                        f"· {r['slo_percentile'] or 'p95'} {number(latency)} ms"), cell
+    resnet = by_name[("resnet50_trt", "resnet50_trt_config_1 · batch 1 · h100-bm-01")]
+    assert resnet[3:] == ["32 users 5,112 /s · p95 7.50 ms", "32 users 5,112 /s · p99 8.60 ms",
+                          "32 users 5,112 /s · p95 7.50 ms", "32 users 5,112 /s · p95 7.50 ms"]
+
+
+def test_knee_plots_draw_the_slo_and_the_optima(page):
+    inference = section(page, "inference")
+    bert = inference[inference.index("bert_large_onnx on H100-80GB: throughput against p95"):]
+    bert = bert[:bert.index("</figure>")]
+    assert "interactive: p95 ≤ 10.0 ms" in bert  # the SLO rule, labelled
+    assert "Every level meets chat (p95 ≤ 1,500 ms): its limit is beyond the plot." in bert
+    kinds = {kind for kind, _, _ in plots(page)}
+    # Model Analyzer's views: memory against latency, the latency breakdown
+    assert {"memory-latency", "latency-breakdown"} <= kinds
+
+
+def test_training_pivot_has_a_column_per_gpu_count(built, page):
+    warehouse, _ = built
+    training = section(page, "training")
+    table = cells(training[training.index("Images/s and efficiency per GPU count"):])
+    assert [h.split()[0] for h in table[0][3:]] == ["1", "2", "4", "8", "16", "32"]
+    rows = sizing(warehouse, "SELECT * FROM sizing.training_scaling WHERE system = "
+                             "'h100-pod-a' ORDER BY gpus")
+    bare = next(r for r in table[1:] if r[2].startswith("h100-pod-a"))
+    assert bare[3:] == [f"{number(r['images_per_sec'])} "
+                        f"{number(100 * r['scaling_efficiency'])} %" for r in rows]
+    assert bare[-1] == "80,640 90.0 %"
+
+
+def test_storage_pivot_marks_what_is_extrapolated(built, page):
+    warehouse, _ = built
+    storage = section(page, "storage")
+    assert "<b>Extrapolated:</b> 16 of 16 figures below are more GPUs than the training " \
+           "runs used (at most 32)" in storage
+    table = cells(storage[storage.index("<th>training configuration</th>"):])
+    rows = sizing(warehouse, "SELECT * FROM sizing.training_storage_demand WHERE gpus = 32 "
+                             "ORDER BY storage_system")
+    widest = next(r for r in table[1:] if r[1] == "32")
+    assert widest[3:] == [f"{r['max_gpus_fed']} extrapolated from 32" for r in rows]
+    assert widest[3:] == ["96 extrapolated from 32", "60 extrapolated from 32"]
+
+
+def test_coverage_lists_what_the_data_does_not_cover(page):
+    gaps = section(page, "coverage")
+    assert "GPU models with inference sweeps: H100-80GB" in gaps
+    assert "Capacity plan vision-and-chat: 1 of 4 demands not sized" in gaps
+    assert "no optimum under interactive" in gaps
+    assert "beyond the largest training run measured (32 GPUs)" in gaps
+    assert "Latency breakdown:" in gaps
 
 
 def test_names_from_input_are_escaped(page):
@@ -119,8 +229,9 @@ def test_names_from_input_are_escaped(page):
     assert esc(XSS_MODEL) in page  # shown, as text
     assert esc(f"{XSS_MODEL} on H100-80GB") in page
     assert esc(XSS_SYSTEM) in page
-    assert esc(XSS_FILE) in section(page, "data-quality")
-    assert esc(XSS_CONTENT) in section(page, "data-quality")  # in the rejection reason
+    quality = section(page, "data-quality").replace("<wbr>", "")  # break chances in names
+    assert esc(XSS_FILE) in quality
+    assert esc(XSS_CONTENT) in quality  # in the rejection reason
 
 
 def test_the_page_is_self_contained_and_forbids_scripts(page):
@@ -149,8 +260,7 @@ def test_sections_tolerate_a_warehouse_without_tables(tmp_path):
         con.close()
     assert plots(html) == []
     assert [p.anchor for p in parts if p.missing] == [
-        "inference", "gpu-memory", "training", "storage", "checkpoints", "capacity",
-        "data-quality"]
+        "summary", "inference", "training", "storage", "data-quality"]
     assert "No data yet:</b> no inference measurement. Add a concurrency sweep" in html
     assert "raw/reference/datasets.csv" in html  # says what to add for storage demand
 
@@ -209,26 +319,45 @@ def test_storage_and_checkpoint_sections_from_their_tables(tmp_path):
     assert found["storage-demand"] == (2, 1)  # the demand at 1 and 8 GPUs
     assert found["storage-scaling"] == (3, 1)
     assert found["checkpoint-write"] == (2, 1)
-    assert "vast-01 keeps 58 GPUs fed" in html
+    assert "58<small>extrapolated from 8</small>" in html  # max_gpus_fed 58 of 8 GPUs run
     assert esc(XSS_MODEL) in html and "<script" not in html
-    assert written.missing == ["no inference measurement", "no GPU memory per model "
+    assert written.missing == ["no capacity plan (sizing.capacity_plan_summary)",
+                               "no inference measurement", "no GPU memory per model "
                                "(sizing.gpu_memory_per_model)", "no training scaling "
                                "(sizing.training_scaling)", "no VM overhead "
-                               "(sizing.virtualization_overhead)", "no capacity plan "
-                               "(sizing.capacity_plan_summary)", "no file ingested "
+                               "(sizing.virtualization_overhead)", "no file ingested "
                                "(raw.ingested_files)"]
 
 
-def test_svg_ticks_and_labels():
-    assert nice_ticks(0, 87.4) == [0, 20, 40, 60, 80, 100]
-    assert nice_ticks(0, 5366.5) == [0, 2000, 4000, 6000]
-    assert nice_ticks(3, 3) == [2.6, 2.8, 3.0, 3.2, 3.4]
-    assert log2_ticks(1, 32) == [1, 2, 4, 8, 16, 32]
-    svg = line_chart(LineChart("t", "a <b>", "x", "y", (
-        Series('s"1<', (Point(1, 2, "tip <i>", "<c1>"), Point(2, float("nan")))),)))
-    assert 'data-points="1"' in svg  # the NaN point is not drawn nor counted
-    assert "<b>" not in svg and "<i>" not in svg and "<c1>" not in svg
-    assert "a &lt;b&gt;" in svg and "&lt;c1&gt;" in svg
+def test_charts_have_readable_axes_and_escape_their_text():
+    axis = charts.CONFIG["axis"]
+    assert axis["labelFontSize"] >= 11 and axis["titleFontSize"] >= 11
+    assert axis["labelOverlap"] and charts.CONFIG["legend"]["labelFontSize"] >= 11
+    import altair as alt
+    data = charts.frame([{"x": 1.0, "y": 2.0, "s": XSS_MODEL}, {"x": 2.0, "y": 3.0,
+                                                                "s": XSS_MODEL}])
+    plot = charts.plot("t", "a <b>", charts.lines(data, alt.X("x:Q"), alt.Y("y:Q"), "s",
+                                                  "series", ["s:N"]), 2, 1)
+    svg = charts.svg(plot)
+    assert svg.count('class="mark-symbol role-mark points_marks"') == 1
+    assert "<script" not in svg and esc(XSS_MODEL) in svg
+    assert 'aria-label="a &lt;b&gt;"' in svg
+    assert "<" not in charts.spec_json(plot)  # safe inside <script type=application/json>
+
+
+def test_the_interactive_variant_embeds_vega_and_fetches_nothing(built, tmp_path):
+    warehouse, _ = built
+    con = connect(warehouse, read_only=True)
+    try:
+        written = write_report(Store(con), tmp_path / "i.html", interactive=True)
+    finally:
+        con.close()
+    html = written.path.read_text()
+    assert html.count('<div class="vega"') == sum(written.plots.values()) >= 10
+    assert "vegaEmbed" in html and "script-src &#x27;unsafe-inline&#x27;" in html
+    assert "default-src &#x27;none&#x27;" in html  # no connection, font or image from outside
+    assert not re.search(r'<script[^>]+src=', html)
+    assert len(plots(html)) == len(plots(report_path(warehouse).read_text()))
 
 
 def test_cli_report_writes_the_file_and_prints_its_path(built, tmp_path, capsys, monkeypatch):

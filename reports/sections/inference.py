@@ -1,139 +1,302 @@
-"""Inference: throughput against p95 latency across concurrency, the optimum marked, per
-model and GPU; and the GPU memory rule."""
+"""Inference: how many users one GPU serves within each SLO. Per model and GPU, the knee
+plot (throughput against p95 latency, one line per configuration, the SLO limits drawn and
+the optima marked) and Model Analyzer's other views (GPU memory against latency, the
+latency breakdown against concurrency); the optima pivoted by SLO policy; then GPU memory
+against parameters (reports.sections.memory)."""
 
 from __future__ import annotations
 
+import altair as alt
 import polars as pl
 
+from reports import charts
 from reports.data import has_rows, read, text
-from reports.html import Col, Section, figure, grid, paragraph, table
-from reports.svg import Highlight, LineChart, Point, Rule, Series, compact, line_chart
+from reports.html import Section, esc, name, number, paragraph, raw_table
+from reports.sections.memory import memory
 from store.store import Store
 
 SWEEP = ("model", "config_variant", "batch_size", "gpu_model", "system")
 PAIR = ["model", "gpu_model"]
 MAX_CHARTS = 24  # the most measured model/GPU pairs; a lab's archive may hold thousands
+MAX_BREAKDOWNS = 8
 TO_ADD_SWEEP = ("Add a concurrency sweep (Model Analyzer results CSVs, perf_analyzer -f CSV or "
                 "GenAI-Perf exports) under raw/inference/<system>/, with a run.yaml naming "
                 "gpu_model and system.")
+# Model Analyzer's latency breakdown: server components, in the order a request meets them
+COMPONENTS = (("server_queue_ms", "queue"), ("server_compute_input_ms", "compute input"),
+              ("server_compute_infer_ms", "compute infer"),
+              ("server_compute_output_ms", "compute output"),
+              ("server_compute_ms", "compute (not split)"))
+METRICS = ("throughput_per_s", "latency_p95_ms", "latency_avg_ms", "gpu_memory_mb",
+           *(c for c, _ in COMPONENTS))
+OPTIMA = (*SWEEP, "slo_policy", "slo_percentile", "slo_max_latency_ms", "optimal_concurrency",
+          "throughput_per_s", "latency_p95_ms", "latency_at_slo_ms", "gpu_memory_gb",
+          "levels_within_slo", "levels_measured", "reason")
 
 
-def _sweep_key(row: dict) -> tuple[str, ...]:
-    return tuple(text(row.get(c), "") for c in SWEEP)
-
-
-def _sweep_name(row: dict) -> str:
+def sweep_name(row: dict) -> str:
     return (f"{text(row.get('config_variant'), '(no variant)')} · batch "
             f"{text(row.get('batch_size'))} · {text(row.get('system'), '(no system)')}")
 
 
-def _of_pairs(frame: pl.DataFrame, pairs: pl.DataFrame) -> dict[tuple, pl.DataFrame]:
-    """The rows of `frame` for each of `pairs` (model, GPU), in their order."""
-    return frame.join(pairs, on=PAIR, nulls_equal=True, maintain_order="left").partition_by(
-        PAIR, as_dict=True)
-
-
 def inference(store: Store) -> Section:
-    section = Section("inference", "Inference: throughput against p95 latency")
-    points = read(store, "core", "inference_measurements",
-                  [*SWEEP, "concurrency", "throughput_per_s", "latency_p95_ms"])
+    section = Section("inference", "Inference: users per GPU within the SLO")
+    points = read(store, "core", "inference_measurements", [*SWEEP, "concurrency", *METRICS])
     if not has_rows(points):
-        return section.no_data("no inference measurement", TO_ADD_SWEEP)
+        section.no_data("no inference measurement", TO_ADD_SWEEP)
+        return memory(store, section)
     assert points is not None
-    levels = (
-        points.drop_nulls(["concurrency", "throughput_per_s", "latency_p95_ms"])
-        .group_by([*SWEEP, "concurrency"])
-        .agg(pl.col("throughput_per_s").median(), pl.col("latency_p95_ms").median())
-        .sort([*SWEEP, "concurrency"], nulls_last=True)
-    )
+    levels = (points.drop_nulls(["concurrency", "throughput_per_s", "latency_p95_ms"])
+              .group_by([*SWEEP, "concurrency"], maintain_order=True)
+              .agg(pl.col(m).median() for m in METRICS)
+              .sort([*SWEEP, "concurrency"], nulls_last=True)
+              .with_columns(sweep=pl.struct(SWEEP).map_elements(sweep_name,
+                                                                  return_dtype=pl.String)))
     if levels.is_empty():
-        return section.no_data("no measurement with a concurrency, throughput and p95 latency",
-                               TO_ADD_SWEEP)
-    optima = read(store, "sizing", "inference_optimal_concurrency",
-                  [*SWEEP, "slo_policy", "slo_percentile", "slo_max_latency_ms",
-                   "optimal_concurrency", "throughput_per_s", "latency_p95_ms",
-                   "latency_at_slo_ms", "gpu_memory_gb", "rule", "reason", "source_files"],
+        section.no_data("no measurement with a concurrency, throughput and p95 latency",
+                        TO_ADD_SWEEP)
+        return memory(store, section)
+    optima = read(store, "sizing", "inference_optimal_concurrency", OPTIMA,
                   order_by=[*SWEEP, "slo_policy"])
+    chosen = read(store, "sizing", "capacity_plan",
+                  ["scenario", "model", "gpu_model", "config_variant", "batch_size", "system",
+                   "optimal_concurrency"])
     section.add(paragraph(
-        "Each line is one sweep (model configuration, batch size, system), each point one "
-        "concurrency level (median of repeats), labelled c<concurrency>. Circled and numbered: "
-        "the optimal concurrency under the SLO policies listed below each plot "
-        "(sizing.inference_optimal_concurrency: the smallest level reaching the knee fraction "
-        "of the peak throughput within the SLO). Dashed red lines: p95 SLO limits within the "
-        "plotted range."))
-    # split only the plotted pairs: a lab's archive holds thousands
+        "Each line is one configuration (model config, batch size, system), each point one "
+        "concurrency level (median of repeats). Ringed: the optimal concurrency under at "
+        "least one SLO policy (the smallest level reaching the knee fraction of the peak "
+        "throughput within the SLO); black diamond: the point a capacity plan uses. Dashed "
+        "red: p95 limits of the SLO policies (p99 and average limits are in the table). Right "
+        "of each knee plot: GPU memory against the same latency."))
     sizes = levels.group_by(PAIR).len().sort(["len", *PAIR], descending=[True, False, False],
                                              nulls_last=True)
-    plotted = sizes.head(MAX_CHARTS).select(PAIR)
-    pairs = _of_pairs(levels, plotted)
-    optima_by_pair = _of_pairs(optima, plotted) if optima is not None and has_rows(optima) \
-        else {}
-    shown = sorted(pairs, key=lambda k: tuple(text(v, "") for v in k))
-    section.add(grid(_sweep_chart(model, gpu, pairs[(model, gpu)],
-                                  optima_by_pair.get((model, gpu)))
-                     for model, gpu in shown))
-    if sizes.height > len(shown):
+    plotted = sorted(sizes.head(MAX_CHARTS).select(PAIR).rows(),
+                     key=lambda k: tuple(text(v, "") for v in k))
+    for model, gpu in plotted:
+        mine = levels.filter(_pair(model, gpu))
+        section.grid([_knee(model, gpu, mine, _filter(optima, model, gpu),
+                            _filter(chosen, model, gpu)),
+                      _memory_latency(model, gpu, mine)])
+    if sizes.height > len(plotted):
         section.add(paragraph(
-            f"{sizes.height - len(shown):,} more model and GPU pairs are not plotted (the "
+            f"{sizes.height - len(plotted):,} more model and GPU pairs are not plotted (the "
             f"{MAX_CHARTS} with the most measurements are); their optima are in the table "
             "below and in sizing.inference_optimal_concurrency."))
+        section.gap(f"{sizes.height - len(plotted):,} model and GPU pairs are not plotted.")
+    _breakdowns(section, levels)
     if has_rows(optima):
-        section.add("<h3>Optimal concurrency per sweep and SLO policy</h3>", table(optima, [
-            Col("model"), Col("gpu_model", "GPU"), Col("config_variant", "config"),
-            Col("batch_size", "batch"), Col("system"), Col("slo_policy", "SLO policy"),
-            Col("optimal_concurrency", "optimal concurrency"),
-            Col("throughput_per_s", "throughput /s"), Col("latency_p95_ms", "p95 ms"),
-            Col("latency_at_slo_ms", "latency at SLO ms"), Col("gpu_memory_gb", "GPU mem GB"),
-            Col("rule", "rule as applied", format=lambda v: text(v, ""), cls="evidence"),
-            Col("reason", "why no optimum", format=lambda v: text(v, "")),
-            Col("source_files", "evidence (files)", format=lambda v: text(v, ""),
-                cls="evidence"),
-        ]))
+        assert optima is not None
+        section.add("<h3>Optimal concurrency per configuration and SLO policy</h3>",
+                    paragraph("Each cell: users per instance (the optimal concurrency), the "
+                              "throughput there and the latency at the policy's percentile. "
+                              "From sizing.inference_optimal_concurrency."),
+                    pivot(optima))
+        for row in optima.filter(pl.col("optimal_concurrency").is_null()).to_dicts():
+            section.gap(f"{text(row['model'])} on {text(row['gpu_model'])}, "
+                        f"{sweep_name(row)}: no optimum under {text(row['slo_policy'])} "
+                        f"({text(row['reason'], '')}).")
     else:
         section.no_data("no optimal concurrency (sizing.inference_optimal_concurrency)",
                         "It is derived from the sweeps above and raw/reference/slo.yaml; "
                         "run `sizing ingest`.")
-    return section
+    return memory(store, section)
 
 
-def _sweep_chart(model: str, gpu: str | None, levels: pl.DataFrame,
-                 optima: pl.DataFrame | None) -> str:
-    series = []
-    for rows in _groups(levels.to_dicts(), _sweep_key):
-        name = _sweep_name(rows[0])
-        series.append(Series(name, tuple(
-            Point(r["latency_p95_ms"], r["throughput_per_s"],
-                  f"{name}: concurrency {r['concurrency']}: {compact(r['throughput_per_s'])}/s "
-                  f"at p95 {compact(r['latency_p95_ms'])} ms", f"c{r['concurrency']}")
-            for r in rows)))
-    highlights, rules = [], {}
-    if optima is not None:  # already this model and GPU's only
-        # an optimum is plotted where the sweep has its point: p95 and throughput known
-        found = [r for r in optima.to_dicts() if r.get("optimal_concurrency") is not None
-                 and r.get("latency_p95_ms") is not None
-                 and r.get("throughput_per_s") is not None]
-        for rows in _groups(found, lambda r: (*_sweep_key(r), r["optimal_concurrency"])):
-            first = rows[0]
-            policies = ", ".join(text(r["slo_policy"]) for r in rows)
-            highlights.append(Highlight(
-                first["latency_p95_ms"], first["throughput_per_s"],
-                f"{_sweep_name(first)}: concurrency {first['optimal_concurrency']} is optimal "
-                f"under {policies} ({compact(first['throughput_per_s'])}/s at p95 "
-                f"{compact(first['latency_p95_ms'])} ms)"))
-        for r in optima.to_dicts():
-            if r.get("slo_percentile") == "p95" and r.get("slo_max_latency_ms") is not None:
-                rules[r["slo_max_latency_ms"]] = Rule(
-                    "x", r["slo_max_latency_ms"],
-                    f"{text(r['slo_policy'])}: p95 ≤ {compact(r['slo_max_latency_ms'])} ms")
-    title = f"{model} on {text(gpu, '(unknown GPU)')}"
-    chart = line_chart(LineChart(
-        "throughput-latency", title, "p95 latency, ms", "throughput, inferences/s",
-        tuple(series), tuple(highlights), tuple(rules.values())))
-    return figure(title, chart)
+def _pair(model: object, gpu: object) -> pl.Expr:
+    return pl.col("model").eq_missing(model) & pl.col("gpu_model").eq_missing(gpu)
 
 
-def _groups(rows: list[dict], key) -> list[list[dict]]:
-    grouped: dict[object, list[dict]] = {}
-    for row in rows:
-        grouped.setdefault(key(row), []).append(row)
-    return list(grouped.values())
+def _filter(frame: pl.DataFrame | None, model: object, gpu: object) -> pl.DataFrame | None:
+    return frame.filter(_pair(model, gpu)) if has_rows(frame) else None  # type: ignore[union-attr]
+
+
+def _title(model: object, gpu: object) -> str:
+    return f"{text(model)} on {text(gpu, '(unknown GPU)')}"
+
+
+def _knee(model: object, gpu: object, levels: pl.DataFrame, optima: pl.DataFrame | None,
+          chosen: pl.DataFrame | None) -> charts.Plot:
+    data = levels.select("sweep", "concurrency", "throughput_per_s", "latency_p95_ms")
+    tooltip = [alt.Tooltip("sweep:N", title="configuration"),
+               alt.Tooltip("concurrency:Q", title="concurrency"),
+               alt.Tooltip("throughput_per_s:Q", title="throughput /s", format=",.4~r"),
+               alt.Tooltip("latency_p95_ms:Q", title="p95 ms", format=",.4~r")]
+    x = alt.X("latency_p95_ms:Q", title="p95 latency (ms)")
+    y = alt.Y("throughput_per_s:Q", title="throughput (inferences/s)")
+    layer: list[charts.AltChart | None] = [
+        charts.lines(data, x, y, "sweep", "configuration", tooltip, order="concurrency")]
+    rings: list[dict] = []
+    rules: dict[float, dict] = {}
+    beyond: dict[float, str] = {}
+    reach = 1.25 * (data["latency_p95_ms"].max() or 0.0)  # type: ignore[operator]
+    for r in (optima.to_dicts() if optima is not None else []):
+        if r["slo_percentile"] == "p95" and r["slo_max_latency_ms"] is not None \
+                and r["slo_max_latency_ms"] > reach:
+            beyond[r["slo_max_latency_ms"]] = (f"{text(r['slo_policy'])} (p95 ≤ "
+                                               f"{number(r['slo_max_latency_ms'])} ms)")
+        elif r["slo_percentile"] == "p95" and r["slo_max_latency_ms"] is not None:
+            limit = r["slo_max_latency_ms"]
+            rules[limit] = {"limit": limit, "label": f"{text(r['slo_policy'])}: p95 ≤ "
+                                                     f"{number(limit)} ms"}
+        if r["optimal_concurrency"] is None or r["latency_p95_ms"] is None:
+            continue
+        key = (sweep_name(r), r["optimal_concurrency"])
+        ring = next((g for g in rings if (g["sweep"], g["concurrency"]) == key), None)
+        if ring is None:
+            rings.append({"sweep": key[0], "concurrency": key[1],
+                          "latency_p95_ms": r["latency_p95_ms"],
+                          "throughput_per_s": r["throughput_per_s"],
+                          "policies": text(r["slo_policy"])})
+        else:
+            ring["policies"] += f", {text(r['slo_policy'])}"
+    if rings:
+        layer.append(alt.Chart(charts.frame(rings)).mark_point(
+            shape="circle", size=260, filled=False, strokeWidth=2, color=charts.TEXT).encode(
+            x="latency_p95_ms:Q", y="throughput_per_s:Q",
+            tooltip=[alt.Tooltip("sweep:N", title="configuration"),
+                     alt.Tooltip("concurrency:Q", title="optimal concurrency"),
+                     alt.Tooltip("policies:N", title="optimal under")]))
+    picks = _chosen(levels, chosen)
+    if picks:
+        layer.append(alt.Chart(charts.frame(picks)).mark_point(
+            shape="diamond", size=140, filled=True, color=charts.TEXT).encode(
+            x="latency_p95_ms:Q", y="throughput_per_s:Q",
+            tooltip=[alt.Tooltip("scenario:N", title="capacity plan"),
+                     alt.Tooltip("sweep:N", title="configuration"),
+                     alt.Tooltip("concurrency:Q", title="users per instance")]))
+    layer.append(charts.slo_rules(list(rules.values()), "limit", "label"))
+    far = ", ".join(beyond[k] for k in sorted(beyond))
+    return charts.plot("throughput-latency", f"{_title(model, gpu)}: throughput against p95",
+                       charts.layers(*layer), data.height, data["sweep"].n_unique(),
+                       caption=f"Every level meets {far}: its limit is beyond the plot."
+                       if far else "")
+
+
+def _chosen(levels: pl.DataFrame, chosen: pl.DataFrame | None) -> list[dict]:
+    """The levels a capacity plan uses, at their measured point."""
+    found = []
+    for c in (chosen.to_dicts() if chosen is not None else []):
+        match = levels.filter(
+            pl.col("sweep") == sweep_name(c),
+            pl.col("concurrency") == c["optimal_concurrency"])
+        for r in match.to_dicts():
+            found.append({"scenario": c["scenario"], "sweep": r["sweep"],
+                          "concurrency": r["concurrency"],
+                          "latency_p95_ms": r["latency_p95_ms"],
+                          "throughput_per_s": r["throughput_per_s"]})
+    return found
+
+
+def _memory_latency(model: object, gpu: object, levels: pl.DataFrame) -> charts.Plot | None:
+    """Model Analyzer's 'GPU memory against latency': what each step of concurrency costs
+    in memory for the latency it buys."""
+    data = (levels.drop_nulls("gpu_memory_mb")
+            .with_columns(gpu_memory_gb=pl.col("gpu_memory_mb") / 1000)
+            .select("sweep", "concurrency", "latency_p95_ms", "gpu_memory_gb"))
+    if data.is_empty():
+        return None
+    tooltip = [alt.Tooltip("sweep:N", title="configuration"),
+               alt.Tooltip("concurrency:Q", title="concurrency"),
+               alt.Tooltip("gpu_memory_gb:Q", title="GPU memory GB", format=",.3~r"),
+               alt.Tooltip("latency_p95_ms:Q", title="p95 ms", format=",.4~r")]
+    chart = charts.lines(data, alt.X("latency_p95_ms:Q", title="p95 latency (ms)"),
+                         alt.Y("gpu_memory_gb:Q", title="GPU memory (GB)"), "sweep",
+                         "configuration", tooltip, order="concurrency")
+    return charts.plot("memory-latency", f"{_title(model, gpu)}: GPU memory against p95",
+                       chart, data.height, data["sweep"].n_unique())
+
+
+def _breakdowns(section: Section, levels: pl.DataFrame) -> None:
+    """Model Analyzer's latency breakdown against concurrency, for the sweeps whose tool
+    reported server compute times (queue alone says little)."""
+    compute = [c for c, _ in COMPONENTS if c != "server_queue_ms"]
+    split = levels.filter(pl.any_horizontal(pl.col(c).is_not_null() for c in compute))
+    sweeps = split.select(*SWEEP, "sweep").unique(maintain_order=True)
+    without = levels.select("model", "gpu_model", "sweep").unique().height - sweeps.height
+    if without:
+        section.gap(f"Latency breakdown: {without} of "
+                    f"{levels.select('sweep', 'model', 'gpu_model').unique().height} "
+                    "sweeps have no server compute times (Model Analyzer CSVs without the "
+                    "'Server Compute' columns, GenAI-Perf); only their total latency is "
+                    "known.")
+    if sweeps.is_empty():
+        return
+    plots = []
+    for row in sweeps.head(MAX_BREAKDOWNS).to_dicts():
+        rows = split.filter(pl.col("sweep") == row["sweep"], _pair(row["model"],
+                                                                     row["gpu_model"]))
+        plots.append(_breakdown(row, rows))
+    section.add("<h3>Where the latency goes</h3>", paragraph(
+        "Average latency split into the server's queue and compute phases at each "
+        "concurrency (Model Analyzer's latency breakdown); 'client and network' is the "
+        "average latency less the server's part. A growing queue is the knee seen from "
+        "inside."))
+    section.grid(plots)
+
+
+def _breakdown(sweep: dict, rows: pl.DataFrame) -> charts.Plot:
+    parts: list[dict] = []
+    for r in rows.to_dicts():
+        server = 0.0
+        for col, label in COMPONENTS:
+            if r[col] is not None:
+                parts.append({"concurrency": r["concurrency"], "part": label, "ms": r[col],
+                              "rank": len(parts)})
+                server += r[col]
+        if r["latency_avg_ms"] is not None and r["latency_avg_ms"] > server:
+            parts.append({"concurrency": r["concurrency"], "part": "client and network",
+                          "ms": r["latency_avg_ms"] - server, "rank": len(parts)})
+    order = [label for _, label in COMPONENTS] + ["client and network"]
+    present = [p for p in order if any(x["part"] == p for x in parts)]
+    data = charts.frame(parts)
+    chart = alt.Chart(data).mark_bar().encode(
+        x=alt.X("concurrency:O", title="concurrency", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("ms:Q", title="average latency (ms)", stack="zero"),
+        color=charts.color("part", "part of the latency", present),
+        order=alt.Order("rank:Q"),
+        tooltip=["concurrency:O", "part:N", alt.Tooltip("ms:Q", format=",.3~r")],
+    ).properties(name=charts.POINTS)
+    title = f"{_title(sweep['model'], sweep['gpu_model'])}: latency breakdown"
+    return charts.plot("latency-breakdown", title, chart, data.height, len(present),
+                       caption=sweep["sweep"])
+
+
+def pivot(optima: pl.DataFrame) -> str:
+    """One row per configuration, one column per SLO policy: users per instance, throughput
+    and the latency at the policy's percentile; why not, where no level meets it."""
+    policies = (optima.select("slo_policy", "slo_percentile", "slo_max_latency_ms")
+                .unique(maintain_order=True).to_dicts())
+    policies.sort(key=lambda p: (p["slo_max_latency_ms"] is None,
+                                 p["slo_max_latency_ms"] or 0.0, text(p["slo_policy"])))
+    head = ["model", "GPU", "configuration"] + [
+        f"{esc(text(p['slo_policy']))}<small>"
+        + (esc(f"{p['slo_percentile']} ≤ {number(p['slo_max_latency_ms'])} ms")
+           if p["slo_max_latency_ms"] is not None else "no limit") + "</small>"
+        for p in policies]
+    cells: dict[tuple, dict[str, dict]] = {}
+    for r in optima.to_dicts():
+        cells.setdefault(tuple(r[c] for c in SWEEP), {})[text(r["slo_policy"])] = r
+    rows = []
+    for by_policy in cells.values():
+        first = next(iter(by_policy.values()))
+        row = [f"<td>{name(text(first['model']))}</td>", f"<td>{name(text(first['gpu_model']))}"
+               "</td>", f"<td>{name(sweep_name(first))}</td>"]
+        for p in policies:
+            row.append(_cell(by_policy.get(text(p["slo_policy"]))))
+        rows.append(row)
+    return raw_table(head, rows)
+
+
+def _cell(r: dict | None) -> str:
+    if r is None:
+        return '<td class="none">–</td>'
+    if r["optimal_concurrency"] is None:
+        return (f'<td class="none" title="{esc(text(r["reason"], ""))}">none within the SLO'
+                f"<small>{esc(text(r['levels_within_slo']))} of "
+                f"{esc(text(r['levels_measured']))} levels meet it</small></td>")
+    latency = r["latency_at_slo_ms"] if r["latency_at_slo_ms"] is not None \
+        else r["latency_p95_ms"]
+    which = r["slo_percentile"] or "p95"
+    return (f'<td class="num"><b>{esc(number(r["optimal_concurrency"]))}</b> users'
+            f"<small>{esc(number(r['throughput_per_s']))} /s · {esc(which)} "
+            f"{esc(number(latency))} ms</small></td>")

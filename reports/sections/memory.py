@@ -1,10 +1,15 @@
-"""GPU memory against parameters, with the fitted rule per bytes-per-parameter group."""
+"""GPU memory against parameters, with the fitted rule per bytes-per-parameter group: part
+of the inference section (how much memory one instance of a model needs)."""
 
 from __future__ import annotations
 
+import math
+
+import altair as alt
+
+from reports import charts
 from reports.data import has_rows, read, text
-from reports.html import Col, Section, paragraph, table
-from reports.svg import LineChart, Point, Series, compact, line_chart
+from reports.html import Col, Section, details, paragraph, table
 from store.store import Store
 
 PER_MODEL = ("model", "gpu_model", "gpu_memory_gb", "concurrency", "config_variant",
@@ -12,12 +17,14 @@ PER_MODEL = ("model", "gpu_model", "gpu_memory_gb", "concurrency", "config_varia
              "gb_per_billion_params", "in_fit", "excluded_reason", "source_files")
 RULE = ("bytes_per_parameter", "precisions", "gb_per_billion_params", "intercept_gb",
         "r_squared", "models", "model_names", "fit")
+LINE_STEPS = 40  # points of each fitted line, drawn on log axes
 
 
-def memory(store: Store) -> Section:
-    section = Section("gpu-memory", "GPU memory against parameters")
+def memory(store: Store, section: Section) -> Section:
+    """Adds GPU memory against parameters to `section`."""
     per_model = read(store, "sizing", "gpu_memory_per_model", PER_MODEL,
                      order_by=["bytes_per_parameter", "parameters_billions", "model"])
+    section.add("<h3>GPU memory against parameters</h3>")
     if not has_rows(per_model):
         return section.no_data(
             "no GPU memory per model (sizing.gpu_memory_per_model)",
@@ -27,70 +34,99 @@ def memory(store: Store) -> Section:
     assert per_model is not None
     rules = read(store, "sizing", "gpu_memory_rule", RULE, order_by=["bytes_per_parameter"])
     rows = per_model.to_dicts()
-    plotted = [r for r in rows if r["parameters_billions"] is not None]
-    groups = sorted({r["bytes_per_parameter"] for r in plotted},
-                    key=lambda v: (v is None, v or 0.0))
-    series: list[Series] = []
-    for index, bpp in enumerate(groups):
-        members = [r for r in plotted if r["bytes_per_parameter"] == bpp]
-        for in_fit in (True, False):
-            points = tuple(_point(r) for r in members if bool(r["in_fit"]) == in_fit)
-            if points:
-                what = "measured" if in_fit else "not in the fit"
-                series.append(Series(f"{what}, {_bytes(bpp)}", points, line=False,
-                                     dashed=not in_fit, style=index))
-    top = max((r["parameters_billions"] for r in plotted), default=1.0) * 1.05
-    for rule in (rules.to_dicts() if rules is not None else []):
-        if rule["gb_per_billion_params"] is None:
-            continue
-        index = groups.index(rule["bytes_per_parameter"]) if rule["bytes_per_parameter"] \
-            in groups else len(groups)
-        intercept = rule["intercept_gb"] or 0.0
-        slope = rule["gb_per_billion_params"]
-        series.append(Series(
-            f"rule, {_bytes(rule['bytes_per_parameter'])}: {compact(slope)} GB per billion "
-            f"parameters + {compact(intercept)} GB (r² {text(_round(rule['r_squared']))})",
-            (Point(0.0, intercept), Point(top, intercept + slope * top)), dashed=True,
-            style=index, markers=False))
+    plotted = [r for r in rows if r["parameters_billions"] and r["gpu_memory_gb"]]
     section.add(paragraph(
         "GPU memory at the lowest batch-1 concurrency of each model against its parameter "
         "count (raw/reference/models.csv, or a size in the model name), and the least-squares "
-        "rule of each bytes-per-parameter group (sizing.gpu_memory_rule)."))
+        "rule of each bytes-per-parameter group (sizing.gpu_memory_rule), on log axes so "
+        "small and large models both show. GB are decimal (10⁹ bytes)."))
+    for r in rows:
+        if not r["in_fit"]:
+            section.gap(f"GPU memory rule: {text(r['model'])} is not in the fit "
+                        f"({text(r['excluded_reason'], 'no reason recorded')}).")
     if plotted:
-        chart = line_chart(LineChart("gpu-memory", "GPU memory against parameters",
-                                     "parameters, billions", "GPU memory, GB", tuple(series)))
-        section.figure("GPU memory against parameters", chart)
+        section.chart(_chart(plotted, rules.to_dicts() if has_rows(rules) else []))  # type: ignore[union-attr]
     else:
         section.no_data("no model with a known parameter count",
                         "List the models in raw/reference/models.csv.")
     if has_rows(rules):
-        section.add("<h3>The rule</h3>", table(rules, [
-            Col("bytes_per_parameter", "bytes/param"), Col("precisions"),
-            Col("gb_per_billion_params", "GB per billion params"),
-            Col("intercept_gb", "intercept GB"), Col("r_squared", "r²"), Col("models"),
-            Col("model_names", "models in the fit", format=lambda v: text(v, "")),
+        section.add(table(rules, [
+            Col("bytes_per_parameter", "bytes per parameter"), Col("precisions"),
+            Col("gb_per_billion_params", "GB per billion parameters"),
+            Col("intercept_gb", "intercept (GB)"), Col("r_squared", "r²"),
+            Col("models", "models in the fit"),
+            Col("model_names", "which", format=lambda v: text(v, "").replace(";", ", ")),
             Col("fit")]))
-    section.add("<h3>Per model</h3>", table(per_model, [
-        Col("model"), Col("gpu_model", "GPU"), Col("gpu_memory_gb", "GPU mem GB"),
-        Col("parameters_billions", "params (B)"), Col("parameters_source", "params from"),
-        Col("precision"), Col("gb_per_billion_params", "GB per B params"),
-        Col("in_fit", "in fit"), Col("excluded_reason", "why not in fit",
-                                     format=lambda v: text(v, "")),
-        Col("concurrency"), Col("config_variant", "config"),
+    section.add(details("GPU memory per model, and its evidence", table(per_model, [
+        Col("model"), Col("gpu_model", "GPU"), Col("gpu_memory_gb", "GPU memory (GB)"),
+        Col("parameters_billions", "parameters (billions)"),
+        Col("precision"),
+        Col("gb_per_billion_params", "GB per billion parameters"),
+        Col("in_fit", "in the fit"),
+        Col("excluded_reason", "why not in the fit", format=lambda v: text(v, "")),
+        Col("config_variant", "configuration (batch 1, lowest concurrency)"),
         Col("source_files", "evidence (files)", format=lambda v: text(v, ""),
-            cls="evidence")]))
+            cls="evidence")])))
     return section
 
 
-def _point(row: dict) -> Point:
-    return Point(row["parameters_billions"], row["gpu_memory_gb"],
-                 f"{row['model']} on {text(row['gpu_model'])}: {compact(row['gpu_memory_gb'])} "
-                 f"GB, {compact(row['parameters_billions'])} B parameters", str(row["model"]))
+def _group(bpp: float | None) -> str:
+    return "unknown bytes/param" if bpp is None else f"{bpp:g} bytes/param"
 
 
-def _bytes(value: float | None) -> str:
-    return "unknown bytes/param" if value is None else f"{value:g} bytes/param"
+def _chart(plotted: list[dict], rules: list[dict]) -> charts.Plot:
+    points = [{"model": text(r["model"]), "gpu": text(r["gpu_model"]),
+               "parameters_billions": r["parameters_billions"],
+               "gpu_memory_gb": r["gpu_memory_gb"], "group": _group(r["bytes_per_parameter"]),
+               "fit": "in the fit" if r["in_fit"] else "not in the fit"} for r in plotted]
+    low = min(p["parameters_billions"] for p in points) / 1.5
+    high = max(p["parameters_billions"] for p in points) * 1.5
+    fitted = []
+    for rule in rules:
+        slope, intercept = rule["gb_per_billion_params"], rule["intercept_gb"] or 0.0
+        if slope is None:
+            continue
+        name = (f"rule, {_group(rule['bytes_per_parameter'])}: {slope:.3g} GB per billion "
+                f"+ {intercept:.3g} GB")
+        for i in range(LINE_STEPS + 1):
+            at = math.exp(math.log(low) + (math.log(high) - math.log(low)) * i / LINE_STEPS)
+            if intercept + slope * at > 0:
+                fitted.append({"rule": name, "parameters_billions": at,
+                               "gpu_memory_gb": intercept + slope * at})
+    memory = [p["gpu_memory_gb"] for p in points] + [f["gpu_memory_gb"] for f in fitted]
+    x = alt.X("parameters_billions:Q", title="parameters (billions, log scale)",
+              scale=alt.Scale(type="log"), axis=alt.Axis(values=_ticks(low, high)))
+    y = alt.Y("gpu_memory_gb:Q", title="GPU memory (GB, log scale)",
+              scale=alt.Scale(type="log"),
+              axis=alt.Axis(values=_ticks(min(memory) / 1.5, max(memory) * 1.5)))
+    layer = []
+    if fitted:
+        layer.append(alt.Chart(charts.frame(fitted)).mark_line(
+            strokeDash=[6, 4], color=charts.MUTED).encode(
+            x=x, y=y, detail="rule:N", tooltip=[alt.Tooltip("rule:N", title="rule")]))
+    base = alt.Chart(charts.frame(points))
+    zoom = alt.selection_interval(bind="scales", name="zoom")
+    layer.append(base.mark_point(size=70, filled=True).encode(
+        x=x, y=y, color=charts.color("group", "bytes per parameter"),
+        shape=alt.Shape("fit:N", title=None),
+        tooltip=["model:N", "gpu:N", alt.Tooltip("parameters_billions:Q", format=",.3~r"),
+                 alt.Tooltip("gpu_memory_gb:Q", title="GPU memory GB", format=",.3~r")],
+    ).add_params(zoom).properties(name=charts.POINTS))
+    layer.append(base.mark_text(align="left", dx=7, dy=-7, fontSize=12).encode(
+        x=x, y=y, text="model:N"))
+    groups = len({p["group"] for p in points})
+    caption = "Dashed: " + "; ".join(sorted({f["rule"] for f in fitted})) + "." if fitted \
+        else ""
+    return charts.plot("gpu-memory", "GPU memory against parameters", alt.layer(*layer),
+                       len(points), groups, caption=caption, width=charts.WIDE, height=300)
 
 
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
+def _ticks(low: float, high: float) -> list[float]:
+    """1-2-5 ticks of a log axis from `low` to `high`: the decades, plus 2 and 5 when the
+    axis spans at most two decades (more would crowd the labels)."""
+    steps = (1.0, 2.0, 5.0) if high / low <= 100 else (1.0,)
+    found = []
+    for power in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        found += [step * 10.0 ** power for step in steps
+                  if low <= step * 10.0 ** power <= high]
+    return found

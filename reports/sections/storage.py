@@ -1,25 +1,32 @@
-"""Storage: what each system delivers, against the read bandwidth training GPUs demand; its
-scaling curves; and how long a checkpoint takes to write."""
+"""Storage: what each system delivers, how many training GPUs it keeps fed (measured, and
+where that is extrapolated), the MLPerf Storage accelerator-utilization rule, the
+fio/gdsio views (bandwidth, IOPS and latency against workers, iodepth and block size) and
+how long a checkpoint takes to write."""
 
 from __future__ import annotations
 
+import altair as alt
+import polars as pl
+
+from reports import charts
 from reports.data import has_rows, read, text
-from reports.html import Col, Section, figure, grid, paragraph, table
-from reports.svg import (
-    Bar,
-    BarChart,
-    Highlight,
-    LineChart,
-    Point,
-    Rule,
-    Series,
-    bar_chart,
-    compact,
-    line_chart,
+from reports.html import (
+    GB,
+    Col,
+    Section,
+    block,
+    details,
+    esc,
+    giga,
+    name,
+    number,
+    paragraph,
+    raw_table,
+    table,
 )
+from reports.sections.storage_views import au_rule, views
 from store.store import Store
 
-GB = 1e9
 CAPABILITY = ("storage_system", "direction", "access", "best_bandwidth_bytes_per_s", "tool",
               "transfer", "block_size_bytes", "jobs", "iodepth", "measurements", "source_file",
               "source_line")
@@ -28,181 +35,257 @@ SCALING = ("storage_system", "direction", "access", "tool", "block_size_bytes", 
 DEMAND = ("model", "dataset", "gpu_model", "precision", "virtualization", "gpus", "runs",
           "images_per_sec_per_gpu", "avg_sample_bytes", "read_bytes_per_s_per_gpu",
           "storage_system", "storage_read_bandwidth_bytes_per_s", "max_gpus_fed",
-          "storage_tool", "storage_source_file", "source_files")
+          "measured_gpus", "extrapolation_caveat", "storage_tool", "storage_source_file",
+          "source_files")
 CHECKPOINT = ("model", "parameters_billions", "bytes_per_parameter",
               "bytes_per_parameter_source", "checkpoint_bytes", "storage_system",
               "write_bandwidth_bytes_per_s", "write_seconds", "tool", "transfer", "jobs",
               "source_file")
 TO_ADD_STORAGE = ("Add fio (--output-format=json), gdsio, elbencho or MLPerf Storage results "
                   "under raw/storage/<system>/, with a run.yaml naming storage_system.")
+CONFIG = ("model", "dataset", "gpu_model", "precision", "virtualization")
 
 
-def _giga(value: object) -> str:
-    return "–" if not isinstance(value, int | float) else f"{value / GB:,.2f}"
+def _config_name(row: dict) -> str:
+    return " · ".join(text(row[c]) for c in CONFIG)
 
 
 def storage(store: Store) -> Section:
-    section = Section("storage", "Storage bandwidth against GPU demand")
+    section = Section("storage", "Storage: bandwidth against what GPUs read")
+    section.add(paragraph(
+        "Bandwidth in decimal GB/s (10⁹ bytes/s); I/O sizes in KiB/MiB as the tools are "
+        "set."))
     capability = read(store, "sizing", "storage_capability", CAPABILITY,
                       order_by=["storage_system", "direction", "access"])
-    demand = read(store, "sizing", "training_storage_demand", DEMAND,
-                  order_by=["model", "dataset", "gpu_model", "storage_system"])
     if not has_rows(capability):
         section.no_data("no storage capability (sizing.storage_capability)", TO_ADD_STORAGE)
     else:
         assert capability is not None
-        bars = tuple(Bar(f"{text(r['storage_system'])} · {text(r['direction'])} "
-                         f"{text(r['access'])}", r["best_bandwidth_bytes_per_s"] / GB,
-                         f"{text(r['direction'])} {text(r['access'])}",
-                         f"{r['storage_system']}: {text(r['direction'])} {text(r['access'])} "
-                         f"{r['best_bandwidth_bytes_per_s'] / GB:.2f} GB/s ({text(r['tool'])}, "
-                         f"{text(r['jobs'])} jobs)")
-                     for r in capability.to_dicts()
-                     if r["best_bandwidth_bytes_per_s"] is not None)
-        section.figure("Best bandwidth per storage system", bar_chart(BarChart(
-            "storage-capability", "Best bandwidth per storage system", "GB/s (decimal)", bars,
-            value_format=lambda v: f"{v:.2f} GB/s")),
-            "The best ok measurement of each system, direction and access pattern "
-            "(sizing.storage_capability).")
-    if has_rows(demand):
-        assert demand is not None
-        section.figure("Storage read bandwidth against training GPU demand",
-                       _demand_chart(demand.to_dicts()),
-                       "Solid: read bandwidth each training configuration demanded at the GPU "
-                       "counts it ran (images/s per GPU x mean sample bytes); dashed: "
-                       "extrapolated at the per-GPU rate of its largest run. Dashed red: best "
-                       "sequential read of each storage system. Circled and numbered: the most "
-                       "GPUs a system keeps fed (max_gpus_fed).")
-        section.add(table(demand, [
-            Col("model"), Col("dataset"), Col("gpu_model", "GPU"), Col("precision"),
-            Col("virtualization", "virt."), Col("images_per_sec_per_gpu", "images/s per GPU"),
-            Col("avg_sample_bytes", "sample bytes"),
-            Col("read_bytes_per_s_per_gpu", "read GB/s per GPU", _giga),
-            Col("storage_system", "storage"),
-            Col("storage_read_bandwidth_bytes_per_s", "storage read GB/s", _giga),
-            Col("max_gpus_fed", "GPUs fed"), Col("storage_tool", "storage tool"),
-            Col("storage_source_file", "storage evidence", lambda v: text(v, ""), "evidence"),
-            Col("source_files", "training evidence", lambda v: text(v, ""), "evidence")]))
-    else:
+        section.chart(_capability(capability))
+        section.add(details("How each best figure was measured", table(capability, [
+            Col("storage_system", "storage"), Col("direction"), Col("access"),
+            Col("best_bandwidth_bytes_per_s", "best (GB/s)", giga), Col("tool"),
+            Col("transfer"), Col("block_size_bytes", "I/O size", block), Col("jobs", "workers"),
+            Col("iodepth"), Col("measurements"),
+            Col("source_file", "evidence", lambda v: text(v, ""), "evidence"),
+            Col("source_line", "line")])))
+    au_rule(store, section)
+    _demand(store, section)
+    scaling = read(store, "sizing", "storage_scaling", SCALING,
+                   order_by=["storage_system", "direction", "access", "tool",
+                             "block_size_bytes", "jobs"])
+    views(store, section, scaling)
+    _checkpoints(store, section)
+    return section
+
+
+def _capability(capability: pl.DataFrame) -> charts.Plot:
+    data = capability.drop_nulls("best_bandwidth_bytes_per_s").with_columns(
+        gb_per_s=pl.col("best_bandwidth_bytes_per_s") / GB,
+        what=pl.concat_str([pl.col("direction"), pl.col("access")], separator=" ",
+                           ignore_nulls=True)).select(
+        "storage_system", "what", "gb_per_s", "tool", "jobs")
+    chart = alt.Chart(data).mark_bar().encode(
+        x=alt.X("gb_per_s:Q", title="best bandwidth (GB/s)"),
+        y=alt.Y("storage_system:N", title=None),
+        yOffset=alt.YOffset("what:N"),
+        color=charts.color("what", "direction and access"),
+        tooltip=["storage_system:N", "what:N", alt.Tooltip("gb_per_s:Q", title="GB/s",
+                                                           format=".3~r"),
+                 "tool:N", alt.Tooltip("jobs:Q", title="workers")],
+    ).properties(name=charts.POINTS)
+    labels = alt.Chart(data).mark_text(align="left", dx=4).encode(
+        x="gb_per_s:Q", y="storage_system:N", yOffset="what:N",
+        text=alt.Text("gb_per_s:Q", format=".3~r"))
+    systems = data["storage_system"].n_unique()
+    return charts.plot("storage-capability", "Best bandwidth per storage system",
+                       alt.layer(chart, labels), data.height, data["what"].n_unique(),
+                       caption="The best ok measurement of each system, direction and access "
+                               "pattern (sizing.storage_capability).",
+                       width=charts.WIDE, height=max(80, 22 * data.height + 12 * systems))
+
+
+def _demand(store: Store, section: Section) -> None:
+    demand = read(store, "sizing", "training_storage_demand", DEMAND,
+                  order_by=["model", "dataset", "gpu_model", "precision", "virtualization",
+                            "gpus", "storage_system"])
+    section.add("<h3>How many training GPUs each system keeps fed</h3>")
+    if not has_rows(demand):
         section.no_data("no training storage demand (sizing.training_storage_demand)",
                         "Add raw/reference/datasets.csv (dataset,avg_sample_bytes) naming the "
                         "dataset of the training runs, training logs under raw/training/ and "
                         "a sequential read measurement of the storage system.")
-    scaling = read(store, "sizing", "storage_scaling", SCALING,
-                   order_by=["storage_system", "direction", "access", "tool",
-                             "block_size_bytes", "jobs"])
-    if has_rows(scaling):
-        assert scaling is not None
-        systems = sorted({r["storage_system"] for r in scaling.to_dicts()}, key=text)
-        section.add("<h3>Scaling curves</h3>", grid(
-            _scaling_chart(system, [r for r in scaling.to_dicts()
-                                    if r["storage_system"] == system]) for system in systems))
-    if has_rows(capability):
-        section.add("<h3>Capability and its evidence</h3>", table(capability, [
-            Col("storage_system", "storage"), Col("direction"), Col("access"),
-            Col("best_bandwidth_bytes_per_s", "best GB/s", _giga), Col("tool"),
-            Col("transfer"), Col("block_size_bytes", "block bytes"), Col("jobs"),
-            Col("iodepth"), Col("measurements"),
-            Col("source_file", "evidence", lambda v: text(v, ""), "evidence"),
-            Col("source_line", "line")]))
-    return section
+        return
+    assert demand is not None
+    rows = [{**r, "config": _config_name(r),
+             "measured": r["measured_gpus"] if r["measured_gpus"] is not None else r["gpus"]}
+            for r in demand.to_dicts()]
+    extrapolated = [r for r in rows if r["max_gpus_fed"] is not None and r["measured"]
+                    is not None and r["max_gpus_fed"] > r["measured"]]
+    if extrapolated:
+        top = max(r["measured"] for r in rows if r["measured"] is not None)
+        caveat = next((r["extrapolation_caveat"] for r in extrapolated
+                       if r["extrapolation_caveat"]), None)
+        section.add(
+            f'<p class="caveat"><b>Extrapolated:</b> {len(extrapolated)} of {len(rows)} '
+            f"figures below are more GPUs than the training runs used (at most {top}). "
+            "They assume each GPU keeps its measured read rate and the storage keeps its "
+            "best measured bandwidth at that load; neither was measured."
+            + (f" For example: {esc(caveat)}." if caveat else "") + "</p>")
+        section.gap(f"Storage: {len(extrapolated)} of {len(rows)} GPUs-fed figures extrapolate "
+                    f"beyond the largest training run measured ({top} GPUs).")
+    section.chart(_demand_chart(rows))
+    section.add(_demand_pivot(rows))
+    section.add(details("Demand rows and their evidence", table(demand, [
+        Col("model"), Col("dataset"), Col("gpu_model", "GPU"), Col("gpus", "GPUs"),
+        Col("images_per_sec_per_gpu", "images/s per GPU"),
+        Col("avg_sample_bytes", "sample (bytes)"),
+        Col("read_bytes_per_s_per_gpu", "read per GPU (GB/s)", giga),
+        Col("storage_system", "storage"),
+        Col("storage_read_bandwidth_bytes_per_s", "storage read (GB/s)", giga),
+        Col("max_gpus_fed", "GPUs fed"),
+        Col("storage_source_file", "storage evidence", lambda v: text(v, ""), "evidence"),
+        Col("source_files", "training evidence", lambda v: text(v, ""), "evidence")])))
 
 
-def _demand_chart(rows: list[dict]) -> str:
-    """Per training configuration, the read bandwidth its runs demanded at each GPU count,
-    extrapolated at the per-GPU rate of its largest run up to where each storage system's
-    sequential read runs out (max_gpus_fed of that run)."""
-    configs: dict[tuple, list[dict]] = {}
+def _demand_pivot(rows: list[dict]) -> str:
+    """A row per training configuration and GPU count, a column per storage system: the
+    GPUs it keeps fed, marked where that is beyond what was measured."""
+    systems = sorted({r["storage_system"] for r in rows if r["storage_system"]})
+    head = ["training configuration", "GPUs measured", "read per GPU <small>GB/s</small>",
+            *(f"{esc(s)}<small>GPUs fed</small>" for s in systems)]
+    grouped: dict[tuple, dict[str, dict]] = {}
     for r in rows:
-        if r["read_bytes_per_s_per_gpu"] and r["gpus"]:
-            configs.setdefault((r["model"], r["dataset"], r["gpu_model"], r["precision"],
-                                r["virtualization"]), []).append(r)
-    largest = {k: max(members, key=lambda r: r["gpus"]) for k, members in configs.items()}
-    fed = [r["max_gpus_fed"] for k, members in configs.items() for r in members
-           if r["gpus"] == largest[k]["gpus"] and r["max_gpus_fed"] is not None]
-    top = max([*fed, *(r["gpus"] for r in largest.values()), 8]) * 1.15
-    series, rules, highlights = [], {}, []
-    for index, (key, members) in enumerate(configs.items()):
-        model, dataset, gpu, precision, virt = key
-        name = f"{model} · {text(dataset)} · {text(gpu)} · {text(precision)} · {text(virt)}"
-        demand = {}
-        for r in members:  # one row per storage system: the demand is the same
-            demand[r["gpus"]] = r["read_bytes_per_s_per_gpu"] * r["gpus"] / GB
-        series.append(Series(name, tuple(
-            Point(gpus, gb, f"{name}: {gpus} GPUs read {gb:.3g} GB/s")
-            for gpus, gb in sorted(demand.items())), style=index))
-        last = largest[key]
-        per_gpu = last["read_bytes_per_s_per_gpu"] / GB
-        series.append(Series("", (Point(last["gpus"], per_gpu * last["gpus"]),
-                                  Point(top, per_gpu * top)), dashed=True, style=index,
-                             markers=False))
-        for r in members:
-            if r["gpus"] == last["gpus"] and r["max_gpus_fed"] is not None \
-                    and r["storage_system"] is not None:
-                highlights.append(Highlight(
-                    r["max_gpus_fed"], r["max_gpus_fed"] * per_gpu,
-                    f"{r['storage_system']} keeps {r['max_gpus_fed']} GPUs fed: {name}, at "
-                    f"{per_gpu * 1000:.3g} MB/s per GPU (the rate of its {last['gpus']}-GPU "
-                    "runs)"))
+        grouped.setdefault((r["config"], r["gpus"], r["read_bytes_per_s_per_gpu"]), {})[
+            text(r["storage_system"])] = r
+    out = []
+    for (config, gpus, per_gpu), by_system in grouped.items():
+        row = [f"<td>{name(config)}</td>", f'<td class="num">{esc(number(gpus))}</td>',
+               f'<td class="num">{esc(giga(per_gpu))}</td>']
+        for system in systems:
+            cell = by_system.get(system)
+            if cell is None or cell["max_gpus_fed"] is None:
+                row.append('<td class="none">–</td>')
+            elif cell["measured"] is not None and cell["max_gpus_fed"] > cell["measured"]:
+                row.append(f'<td class="num">{esc(number(cell["max_gpus_fed"]))}<small>'
+                           f"extrapolated from {esc(number(cell['measured']))}</small></td>")
+            else:
+                row.append(f'<td class="num">{esc(number(cell["max_gpus_fed"]))}<small>'
+                           "within the measured range</small></td>")
+        out.append(row)
+    return raw_table(head, out)
+
+
+def _demand_chart(rows: list[dict]) -> charts.Plot:
+    """Read bandwidth each training configuration demanded at the GPU counts it ran
+    (solid), extrapolated at the per-GPU rate of its largest run (dashed) up to where each
+    storage system's best sequential read (red) runs out (diamonds)."""
+    measured: dict[tuple[str, int], dict] = {}
     for r in rows:
-        bandwidth = r["storage_read_bandwidth_bytes_per_s"]
-        if r["storage_system"] is not None and bandwidth is not None:
-            rules[r["storage_system"]] = Rule(
-                "y", bandwidth / GB, f"{r['storage_system']}: {bandwidth / GB:.2f} GB/s "
-                                     "sequential read", extend=True)
-    return line_chart(LineChart("storage-demand", "Storage read bandwidth against GPU demand",
-                                "GPUs", "read bandwidth, GB/s", tuple(series),
-                                tuple(highlights), tuple(rules.values())))
-
-
-def _scaling_chart(system: str, rows: list[dict]) -> str:
-    curves: dict[tuple, list[dict]] = {}
+        if r["gpus"] and r["read_bytes_per_s_per_gpu"]:
+            measured[(r["config"], r["gpus"])] = {
+                "config": r["config"], "gpus": r["gpus"],
+                "gb_per_s": r["read_bytes_per_s_per_gpu"] * r["gpus"] / GB}
+    largest: dict[str, int] = {}
+    for config, gpus in measured:
+        largest[config] = max(gpus, largest.get(config, 0))
+    fed, limits, extension = [], {}, []
     for r in rows:
-        curves.setdefault((r["direction"], r["access"], r["tool"], r["block_size_bytes"]),
-                          []).append(r)
-    series = []
-    for (direction, access, tool, block), members in curves.items():
-        name = (f"{text(direction)} {text(access)} · {text(tool)} · "
-                f"{compact(block) + 'B' if block else 'block ?'}")
-        series.append(Series(name, tuple(
-            Point(r["jobs"], r["best_bandwidth_bytes_per_s"] / GB,
-                  f"{name}: {text(r['jobs'])} jobs: "
-                  f"{r['best_bandwidth_bytes_per_s'] / GB:.2f} GB/s ({text(r['source_file'])})")
-            for r in members
-            if r["jobs"] is not None and r["best_bandwidth_bytes_per_s"] is not None)))
-    title = f"{system}: bandwidth against parallel jobs"
-    return figure(title, line_chart(LineChart("storage-scaling", title, "jobs (workers)",
-                                              "bandwidth, GB/s", tuple(series))))
+        if r["storage_system"] and r["storage_read_bandwidth_bytes_per_s"]:
+            bandwidth = r["storage_read_bandwidth_bytes_per_s"] / GB
+            limits[r["storage_system"]] = {"limit": bandwidth, "label": f"{r['storage_system']}"
+                                           f": {bandwidth:.3g} GB/s sequential read"}
+        if r["max_gpus_fed"] is None or not r["read_bytes_per_s_per_gpu"] \
+                or r["gpus"] != largest.get(r["config"]):
+            continue
+        per_gpu = r["read_bytes_per_s_per_gpu"] / GB
+        fed.append({"config": r["config"], "storage": text(r["storage_system"]),
+                    "gpus": r["max_gpus_fed"], "gb_per_s": per_gpu * r["max_gpus_fed"],
+                    "measured": r["measured"]})
+        for gpus in (r["gpus"], r["max_gpus_fed"]):
+            extension.append({"config": r["config"], "gpus": gpus,
+                              "gb_per_s": per_gpu * gpus, "to": text(r["storage_system"])})
+    data = charts.frame(list(measured.values()))
+    tooltip = [alt.Tooltip("config:N", title="training configuration"),
+               alt.Tooltip("gpus:Q", title="GPUs"),
+               alt.Tooltip("gb_per_s:Q", title="read GB/s", format=".3~r")]
+    x = alt.X("gpus:Q", title="GPUs")
+    y = alt.Y("gb_per_s:Q", title="read bandwidth (GB/s)")
+    layer: list[charts.AltChart | None] = []
+    top_measured = max((m["gpus"] for m in measured.values()), default=0)
+    if top_measured:
+        span = charts.frame([{"from": 0, "to": top_measured, "label": "measured"}])
+        layer.append(alt.Chart(span).mark_rect(color="#eaeef2", opacity=0.6).encode(
+            x="from:Q", x2="to:Q"))
+    layer.append(charts.lines(data, x, y, "config", "training configuration", tooltip,
+                              order="gpus"))
+    if extension:
+        layer.append(alt.Chart(charts.frame(extension)).mark_line(
+            strokeDash=[6, 4], strokeWidth=1.5).encode(
+            x="gpus:Q", y="gb_per_s:Q", color=alt.Color("config:N", legend=None),
+            detail="to:N"))
+        layer.append(alt.Chart(charts.frame(fed)).mark_point(
+            shape="diamond", size=120, filled=True, color=charts.TEXT).encode(
+            x="gpus:Q", y="gb_per_s:Q",
+            tooltip=[alt.Tooltip("storage:N", title="storage"),
+                     alt.Tooltip("config:N", title="training configuration"),
+                     alt.Tooltip("gpus:Q", title="GPUs fed (extrapolated)"),
+                     alt.Tooltip("measured:Q", title="GPUs measured")]))
+    layer.append(charts.slo_rules(list(limits.values()), "limit", "label", axis="y"))
+    return charts.plot(
+        "storage-demand", "Read bandwidth training demands, against what storage delivers",
+        charts.layers(*layer), data.height, data["config"].n_unique() if data.height else 0,
+        caption="Solid: read bandwidth each training configuration demanded at the GPU counts "
+                "it ran (images/s per GPU × mean sample bytes); grey band: the GPU counts "
+                "measured. Dashed: extrapolated at the per-GPU rate of its largest run; "
+                "diamonds: the most GPUs each storage system keeps fed (max_gpus_fed). Red: "
+                "best sequential read of each storage system.",
+        width=charts.WIDE, height=300)
 
 
-def checkpoints(store: Store) -> Section:
-    section = Section("checkpoints", "Checkpoint write times")
+def _checkpoints(store: Store, section: Section) -> None:
     rows = read(store, "sizing", "checkpoint_write", CHECKPOINT,
                 order_by=["model", "storage_system"])
+    section.add("<h3>Checkpoint write time</h3>")
     if not has_rows(rows):
-        return section.no_data(
+        section.no_data(
             "no checkpoint write time (sizing.checkpoint_write)",
             "Add a sequential write measurement of the storage system under raw/storage/ and "
             "the models in raw/reference/models.csv (optionally their checkpoint bytes per "
             "parameter in raw/reference/checkpoint_bytes.csv).")
+        return
     assert rows is not None
-    bars = tuple(Bar(text(r["model"]), r["write_seconds"], text(r["storage_system"]),
-                     f"{r['model']} to {r['storage_system']}: {r['checkpoint_bytes'] / GB:,.1f} "
-                     f"GB at {_giga(r['write_bandwidth_bytes_per_s'])} GB/s = "
-                     f"{r['write_seconds']:.3g} s")
-                 for r in rows.to_dicts() if r["write_seconds"] is not None)
-    section.add(paragraph(
-        "Time to write one checkpoint (parameters x bytes per parameter) at the best "
-        "sequential write bandwidth of each storage system, one writer."))
-    section.figure("Checkpoint write time per model and storage system", bar_chart(BarChart(
-        "checkpoint-write", "Checkpoint write time", "seconds", bars,
-        value_format=lambda v: f"{v:.3g} s")))
-    section.add(table(rows, [
-        Col("model"), Col("parameters_billions", "params (B)"),
-        Col("bytes_per_parameter", "bytes/param"),
-        Col("bytes_per_parameter_source", "bytes/param from"),
-        Col("checkpoint_bytes", "checkpoint GB", _giga), Col("storage_system", "storage"),
-        Col("write_bandwidth_bytes_per_s", "write GB/s", _giga),
-        Col("write_seconds", "write s"), Col("tool"), Col("transfer"), Col("jobs"),
-        Col("source_file", "evidence", lambda v: text(v, ""), "evidence")]))
-    return section
+    data = rows.drop_nulls("write_seconds").with_columns(
+        checkpoint_gb=pl.col("checkpoint_bytes") / GB).select(
+        "model", "storage_system", "write_seconds", "checkpoint_gb")
+    chart = alt.Chart(data).mark_bar().encode(
+        x=alt.X("write_seconds:Q", title="seconds per checkpoint (log scale)",
+                scale=alt.Scale(type="log")),
+        y=alt.Y("model:N", title=None), yOffset="storage_system:N",
+        color=charts.color("storage_system", "storage system"),
+        tooltip=["model:N", "storage_system:N",
+                 alt.Tooltip("checkpoint_gb:Q", title="checkpoint GB", format=",.3~r"),
+                 alt.Tooltip("write_seconds:Q", title="seconds", format=",.3~r")],
+    ).properties(name=charts.POINTS)
+    labels = alt.Chart(data).mark_text(align="left", dx=4).encode(
+        x="write_seconds:Q", y="model:N", yOffset="storage_system:N",
+        text=alt.Text("write_seconds:Q", format=".3~r"))
+    models = data["model"].n_unique()
+    section.chart(charts.plot(
+        "checkpoint-write", "Seconds to write one checkpoint", alt.layer(chart, labels),
+        data.height, data["storage_system"].n_unique(), width=charts.WIDE,
+        height=max(80, 20 * data.height + 10 * models),
+        caption="Parameters × bytes per parameter at the best sequential write bandwidth of "
+                "each storage system, one writer (a checkpoint written in shards by many "
+                "hosts may go faster if the storage scales past what was measured)."))
+    section.add(details("Checkpoint sizes, bandwidths and evidence", table(rows, [
+        Col("model"), Col("parameters_billions", "parameters (billions)"),
+        Col("bytes_per_parameter", "bytes per parameter"),
+        Col("bytes_per_parameter_source", "bytes per parameter from"),
+        Col("checkpoint_bytes", "checkpoint (GB)", giga), Col("storage_system", "storage"),
+        Col("write_bandwidth_bytes_per_s", "write (GB/s)", giga),
+        Col("write_seconds", "write (s)"), Col("tool"), Col("transfer"),
+        Col("jobs", "workers"),
+        Col("source_file", "evidence", lambda v: text(v, ""), "evidence")])))
+    section.gap("Checkpoint write times assume one writer at the best sequential write "
+                "bandwidth measured; sharded writes from many hosts were not measured.")

@@ -1,20 +1,14 @@
-"""Training: speedup against ideal scaling, and what a VM costs against bare metal."""
+"""Training: how throughput scales with GPUs (speedup against ideal, efficiency), pivoted by
+GPU count; and what a VM costs against bare metal."""
 
 from __future__ import annotations
 
+import altair as alt
+import polars as pl
+
+from reports import charts
 from reports.data import has_rows, read, text
-from reports.html import Col, Section, figure, grid, paragraph, table
-from reports.svg import (
-    GREY,
-    Bar,
-    BarChart,
-    LineChart,
-    Point,
-    Series,
-    bar_chart,
-    compact,
-    line_chart,
-)
+from reports.html import Col, Section, details, esc, name, number, paragraph, raw_table, table
 from store.store import Store
 
 GROUP = ("model", "gpu_model", "precision", "batch_per_device", "virtualization", "system",
@@ -28,99 +22,146 @@ TO_ADD = ("Add tf_cnn_benchmarks logs at several GPU counts under raw/training/<
           "a run.yaml naming gpu_model, virtualization and precision.")
 
 
+def _group_name(row: dict) -> str:
+    return (f"{text(row['system'])} ({text(row['virtualization'])}) · "
+            f"{text(row['precision'])} · batch {text(row['batch_per_device'])}"
+            + (" · synthetic" if row["synthetic"] else ""))
+
+
 def training(store: Store) -> Section:
-    section = Section("training", "Training: scaling and VM overhead")
+    section = Section("training", "Training: scaling with GPUs")
     scaling = read(store, "sizing", "training_scaling", SCALING, order_by=[*GROUP, "gpus"])
     if has_rows(scaling):
         assert scaling is not None
+        scaling = scaling.with_columns(group=pl.struct(GROUP).map_elements(
+            _group_name, return_dtype=pl.String))
         section.add(paragraph(
             "Speedup over the smallest GPU count measured in each group (median of repeated "
-            "runs), against ideal linear scaling (dashed grey), and the scaling efficiency "
-            "(speedup / ideal). Points are labelled with the efficiency."))
+            "runs) against ideal linear scaling (dashed grey), and the scaling efficiency "
+            "(speedup / ideal). GPU axes are log₂."))
         pairs = scaling.select("model", "gpu_model").unique().sort(
             ["model", "gpu_model"], nulls_last=True).rows()
-        section.add(grid(_scaling_chart(model, gpu, [r for r in scaling.to_dicts()
-                                                     if (r["model"], r["gpu_model"])
-                                                     == (model, gpu)])
-                         for model, gpu in pairs))
-        section.add("<h3>Scaling per GPU count</h3>", table(scaling, [
-            Col("model"), Col("gpu_model", "GPU"), Col("system"),
-            Col("virtualization", "virt."), Col("precision"),
-            Col("batch_per_device", "batch/GPU"), Col("synthetic"), Col("gpus"), Col("nodes"),
-            Col("runs"), Col("images_per_sec", "images/s"),
-            Col("images_per_sec_per_gpu", "images/s per GPU"), Col("speedup"),
-            Col("scaling_efficiency", "efficiency"),
-            Col("source_files", "evidence (files)", format=lambda v: text(v, ""),
-                cls="evidence")]))
+        for model, gpu in pairs:
+            mine = scaling.filter(pl.col("model").eq_missing(model),
+                                  pl.col("gpu_model").eq_missing(gpu))
+            title = f"{text(model)} on {text(gpu, '(unknown GPU)')}"
+            section.grid([_speedup(title, mine), _efficiency(title, mine)])
+        section.add("<h3>Images/s and efficiency per GPU count</h3>", _pivot(scaling))
+        section.add(details("Every row of sizing.training_scaling, with its logs", table(
+            scaling, [Col("model"), Col("gpu_model", "GPU"), Col("group", "group"),
+                      Col("gpus", "GPUs"), Col("nodes"), Col("runs"),
+                      Col("images_per_sec", "images/s"),
+                      Col("images_per_sec_per_gpu", "images/s per GPU"), Col("speedup"),
+                      Col("scaling_efficiency", "efficiency"),
+                      Col("source_files", "evidence (files)", format=lambda v: text(v, ""),
+                          cls="evidence")])))
+        top = int(scaling["gpus"].max())  # type: ignore[arg-type]
+        section.gap(f"Training scaling is measured up to {top} GPUs; beyond that it is not "
+                    "known (efficiency usually keeps falling with more nodes).")
     else:
         section.no_data("no training scaling (sizing.training_scaling)", TO_ADD)
-    overhead = read(store, "sizing", "virtualization_overhead", OVERHEAD,
-                    order_by=["model", "gpu_model", "gpus"])
-    if has_rows(overhead):
-        assert overhead is not None
-        bars = tuple(Bar(f"{r['model']} · {text(r['gpus'])} GPU · {text(r['precision'])}",
-                         r["overhead_pct"], text(r["gpu_model"]),
-                         f"{r['model']} on {text(r['gpu_model'])}, {text(r['gpus'])} GPUs: VM "
-                         f"{compact(r['vm_images_per_sec'])} vs bare metal "
-                         f"{compact(r['bare_metal_images_per_sec'])} images/s")
-                     for r in overhead.to_dicts())
-        chart = bar_chart(BarChart("vm-overhead", "VM overhead", "VM overhead, % of "
-                                   "bare-metal throughput", bars,
-                                   value_format=lambda v: f"{v:.1f} %"))
-        section.figure("VM overhead against bare metal", chart,
-                       "100 x (1 - VM / bare-metal images/s) for runs matched on model, GPU, "
-                       "precision, batch and GPU count; negative means the VM was faster.")
-        section.add(table(overhead, [
-            Col("model"), Col("gpu_model", "GPU"), Col("precision"),
-            Col("batch_per_device", "batch/GPU"), Col("gpus"), Col("nodes"),
-            Col("vm_images_per_sec", "VM images/s"),
-            Col("bare_metal_images_per_sec", "bare-metal images/s"),
-            Col("overhead_pct", "overhead %"), Col("vm_runs", "VM runs"),
-            Col("bare_metal_runs", "bare-metal runs"), Col("vm_systems", "VM systems"),
-            Col("bare_metal_systems", "bare-metal systems")]))
-    else:
-        section.no_data("no VM overhead (sizing.virtualization_overhead)",
-                        "Add the same training runs on a VM (run.yaml virtualization: vm) and "
-                        "on bare metal (virtualization: bare-metal).")
+    _overhead(section, store)
     return section
 
 
-def _scaling_chart(model: str, gpu: str | None, rows: list[dict]) -> str:
-    """Speedup against ideal, and the efficiency, of every group of one model and GPU."""
-    groups: dict[tuple, list[dict]] = {}
-    for row in rows:
-        if row["gpus"] is not None and row["speedup"] is not None:
-            groups.setdefault(tuple(row[c] for c in GROUP), []).append(row)
-    speedups, efficiencies = [], []
-    for members in groups.values():
-        first = members[0]
-        name = (f"{text(first['system'])} ({text(first['virtualization'])}) · "
-                f"{text(first['precision'])} · batch {text(first['batch_per_device'])}"
-                + (" · synthetic" if first["synthetic"] else ""))
-        tips = [f"{name}: {r['gpus']} GPUs: speedup {compact(r['speedup'])}, efficiency "
-                f"{_pct(r['scaling_efficiency'])}, {compact(r['images_per_sec'])} images/s"
-                for r in members]
-        speedups.append(Series(name, tuple(
-            Point(r["gpus"], r["speedup"], tip)
-            for r, tip in zip(members, tips, strict=True))))
-        efficiencies.append(Series(name, tuple(
-            Point(r["gpus"], 100 * r["scaling_efficiency"], tip)
-            for r, tip in zip(members, tips, strict=True)
-            if r["scaling_efficiency"] is not None)))
-    top = max((r["gpus"] for r in rows if r["gpus"] is not None), default=1)
-    for base in sorted({r["baseline_gpus"] for r in rows if r["baseline_gpus"]}):
-        speedups.append(Series(f"ideal (linear from {base} GPU{'s' if base > 1 else ''})",
-                               (Point(base, 1.0), Point(top, top / base)), dashed=True,
-                               style=GREY, markers=False))
-    title = f"{model} on {text(gpu, '(unknown GPU)')}"
-    speedup = line_chart(LineChart("training-scaling", f"{title}: speedup", "GPUs",
-                                   "speedup over baseline", tuple(speedups)))
-    efficiency = line_chart(LineChart(
-        "training-efficiency", f"{title}: scaling efficiency", "GPUs (log scale)",
-        "scaling efficiency, % of linear", tuple(efficiencies), y_zero=False, x_log2=True))
-    return (figure(f"{title}: speedup against ideal", speedup)
-            + figure(f"{title}: scaling efficiency", efficiency))
+def _gpus_axis(title: str, values: list[int]) -> alt.X:
+    return alt.X("gpus:Q", title=title, scale=alt.Scale(type="log", base=2),
+                 axis=alt.Axis(values=values, format="d"))
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.0f}%"
+def _speedup(title: str, rows: pl.DataFrame) -> charts.Plot:
+    data = rows.select("group", "gpus", "speedup", "scaling_efficiency", "images_per_sec")
+    values = sorted(set(data["gpus"].to_list()))
+    tooltip = [alt.Tooltip("group:N"), alt.Tooltip("gpus:Q", title="GPUs"),
+               alt.Tooltip("speedup:Q", format=".3~r"),
+               alt.Tooltip("images_per_sec:Q", title="images/s", format=",.4~r")]
+    chart = charts.lines(data, _gpus_axis("GPUs (log₂)", values),
+                         alt.Y("speedup:Q", title="speedup over the baseline"), "group",
+                         "group", tooltip, order="gpus")
+    ideal = [{"gpus": g, "ideal": g / b, "baseline": b}
+             for b in sorted(set(rows["baseline_gpus"].drop_nulls().to_list()))
+             for g in values if g >= b]
+    layer: list[charts.AltChart] = [chart]
+    if ideal:
+        layer.insert(0, alt.Chart(charts.frame(ideal)).mark_line(
+            strokeDash=[6, 4], color="#8c959f").encode(
+            x=alt.X("gpus:Q", scale=alt.Scale(type="log", base=2)), y="ideal:Q",
+            detail="baseline:O",
+            tooltip=[alt.Tooltip("ideal:Q", title="ideal speedup")]))
+    return charts.plot("training-scaling", f"{title}: speedup against ideal",
+                       alt.layer(*layer), data.height, data["group"].n_unique())
+
+
+def _efficiency(title: str, rows: pl.DataFrame) -> charts.Plot:
+    data = rows.drop_nulls("scaling_efficiency").with_columns(
+        efficiency_pct=pl.col("scaling_efficiency") * 100).select(
+        "group", "gpus", "efficiency_pct")
+    values = sorted(set(data["gpus"].to_list()))
+    tooltip = [alt.Tooltip("group:N"), alt.Tooltip("gpus:Q", title="GPUs"),
+               alt.Tooltip("efficiency_pct:Q", title="efficiency %", format=".3~r")]
+    chart = charts.lines(data, _gpus_axis("GPUs (log₂)", values),
+                         alt.Y("efficiency_pct:Q", title="scaling efficiency (% of linear)",
+                               scale=alt.Scale(zero=False)),
+                         "group", "group", tooltip, order="gpus")
+    return charts.plot("training-efficiency", f"{title}: scaling efficiency", chart,
+                       data.height, data["group"].n_unique())
+
+
+def _pivot(scaling: pl.DataFrame) -> str:
+    """A row per group, a column per GPU count: images/s and efficiency."""
+    counts = sorted(set(scaling["gpus"].to_list()))
+    head = ["model", "GPU", "group"] + [f"{c} GPU{'s' if c > 1 else ''}<small>images/s · "
+                                         "efficiency</small>" for c in counts]
+    rows = []
+    for key, members in scaling.group_by(["model", "gpu_model", "group"],
+                                         maintain_order=True):
+        by_gpus = {r["gpus"]: r for r in members.to_dicts()}
+        row = [f"<td>{name(text(v))}</td>" for v in key]
+        for c in counts:
+            r = by_gpus.get(c)
+            row.append('<td class="none">–</td>' if r is None else
+                       f'<td class="num">{esc(number(r["images_per_sec"]))}<small>'
+                       f'{esc(number(100 * r["scaling_efficiency"], 3))} %</small></td>')
+        rows.append(row)
+    return raw_table(head, rows)
+
+
+def _overhead(section: Section, store: Store) -> None:
+    overhead = read(store, "sizing", "virtualization_overhead", OVERHEAD,
+                    order_by=["model", "gpu_model", "gpus"])
+    section.add("<h3>What a VM costs against bare metal</h3>")
+    if not has_rows(overhead):
+        section.no_data("no VM overhead (sizing.virtualization_overhead)",
+                        "Add the same training runs on a VM (run.yaml virtualization: vm) and "
+                        "on bare metal (virtualization: bare-metal).")
+        return
+    assert overhead is not None
+    data = overhead.with_columns(case=pl.struct("model", "gpus", "precision", "gpu_model")
+                                 .map_elements(lambda r: f"{r['model']} · {r['gpus']} GPU · "
+                                               f"{text(r['precision'])} · "
+                                               f"{text(r['gpu_model'])}",
+                                               return_dtype=pl.String)).select(
+        "case", "overhead_pct", "vm_images_per_sec", "bare_metal_images_per_sec")
+    chart = alt.Chart(data).mark_bar(color=charts.PALETTE[1]).encode(
+        x=alt.X("overhead_pct:Q", title="VM overhead (% of bare-metal images/s)"),
+        y=alt.Y("case:N", title=None, sort=None),
+        tooltip=["case:N", alt.Tooltip("overhead_pct:Q", title="overhead %", format=".3~r"),
+                 alt.Tooltip("vm_images_per_sec:Q", title="VM images/s", format=",.4~r"),
+                 alt.Tooltip("bare_metal_images_per_sec:Q", title="bare-metal images/s",
+                             format=",.4~r")]).properties(name=charts.POINTS)
+    labels = alt.Chart(data).mark_text(align="left", dx=4).encode(
+        x="overhead_pct:Q", y=alt.Y("case:N", sort=None),
+        text=alt.Text("overhead_pct:Q", format=".2~f"))
+    section.chart(charts.plot(
+        "vm-overhead", "VM overhead against bare metal", alt.layer(chart, labels),
+        data.height, 1, width=charts.WIDE, height=max(60, 28 * data.height),
+        caption="100 × (1 − VM / bare-metal images/s) for runs matched on model, GPU, "
+                "precision, batch and GPU count; negative means the VM was faster."))
+    section.add(table(overhead, [
+        Col("model"), Col("gpu_model", "GPU"), Col("precision"),
+        Col("batch_per_device", "batch per GPU"), Col("gpus", "GPUs"), Col("nodes"),
+        Col("vm_images_per_sec", "VM images/s"),
+        Col("bare_metal_images_per_sec", "bare-metal images/s"),
+        Col("overhead_pct", "overhead (%)"), Col("vm_runs", "VM runs"),
+        Col("bare_metal_runs", "bare-metal runs"), Col("vm_systems", "VM systems"),
+        Col("bare_metal_systems", "bare-metal systems")]))
