@@ -14,6 +14,7 @@ import dagster as dg
 import polars as pl
 
 from assets.keys import table_key as key
+from assets.metadata import described
 from assets.resources import Warehouse
 from schemas.spec import Table
 from store.store import Store
@@ -39,7 +40,14 @@ def check_result(outcome: Outcome) -> dg.AssetCheckResult:
 Suite = Callable[[Store, Any], tuple[pl.DataFrame, list]]
 
 
-def business_check(table: Table, suite: Suite, description: str):
+def business_check(table: Table, suite: Suite, expectations: str):
+    """The `business_rules` check of `table`: the suite, validated in the GX worker.
+    `expectations`: what the suite expects, in a line."""
+    description = described(
+        "Business rules hold (Great Expectations).",
+        f"Expected: {expectations}",
+        "Each expectation's verdict, and the rows that broke it, are in the check's metadata.")
+
     # after the other ready steps (still before the report): by then the GX worker,
     # started when the run began rebuilding, has finished loading GX
     @dg.asset_check(asset=key(table), name=CHECK_BUSINESS_RULES, description=description,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 import dagster as dg
 
 from assets.keys import table_key
-from assets.metadata import table_metadata
+from assets.metadata import described, table_metadata
 from assets.resources import Warehouse
 from schemas.ledger import INGESTED_FILES
 from schemas.spec import Table
@@ -18,10 +18,11 @@ from store.store import Store
 from transforms.freshness import mark_fresh, mark_stale
 
 CHECK_FRESH = "fresh"
-_FRESH_DESCRIPTION = ("The table was rebuilt from the current raw rows by this run. When a "
-                      "rebuild fails, the table keeps its last good content, is marked stale "
-                      "in raw.derived_status (since which run, and why), and this check fails "
-                      "until a run rebuilds it.")
+_FRESH_DESCRIPTION = described(
+    "Built from the current raw rows.",
+    "The run that last changed the raw rows rebuilt this table. When a rebuild fails, the "
+    "table keeps its last good content, is marked stale in raw.derived_status (since which "
+    "run, and why), and this check fails until a run rebuilds it.")
 MAX_REASON_CHARS = 2000
 
 

@@ -6,6 +6,8 @@ import dagster as dg
 from schemas.spec import Table
 
 REPORT_KEY = dg.AssetKey(["reports", "sizing_report"])
+# the folder of raw files itself, not a table: one segment, never a DuckDB name
+RAW_ROOT_KEY = dg.AssetKey(["raw_root"])
 
 
 def table_key(table: Table) -> dg.AssetKey:

@@ -37,6 +37,8 @@ def source_version(*paths: str) -> str:
 
 
 RAW = source_version("ingest", "parsers", "schemas", "store", "assets/ingestion")
+# how the raw root is observed: its fingerprint (the listing, not the files' bytes)
+RAW_ROOT = source_version("ingest/discovery.py", "assets/ingestion/raw_root.py")
 INFERENCE = source_version(*_DERIVING, "transforms/inference", "assets/inference")
 TRAINING = source_version(*_DERIVING, "transforms/training", "assets/training")
 STORAGE = source_version(*_DERIVING, "transforms/storage", "assets/storage")

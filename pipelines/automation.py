@@ -1,32 +1,19 @@
 """When ingestion runs by itself: when raw files change, and once a day."""
 
-import hashlib
-
 import dagster as dg
 
+from assets.ingestion.raw_root import raw_root_fingerprint
 from assets.resources import Warehouse
-from ingest.discovery import discover
 
 INGEST_JOB = "ingest"
 SENSOR_INTERVAL_S = 30
-
-
-def raw_root_fingerprint(warehouse: Warehouse) -> str:
-    """Changes whenever a file under the raw root is added, removed, resized or touched.
-    Only metadata is read: the engine itself decides what really changed."""
-    digest = hashlib.sha256()
-    root = warehouse.raw_root()
-    if root.is_dir():
-        for f in discover(root):
-            digest.update(f"{f.relpath}\0{f.size_bytes}\0{f.mtime_ns}\n".encode())
-    return digest.hexdigest()
 
 
 @dg.sensor(job_name=INGEST_JOB, minimum_interval_seconds=SENSOR_INTERVAL_S,
            default_status=dg.DefaultSensorStatus.RUNNING,
            description="Starts an ingestion when files under the raw root are added or changed.")
 def raw_files_sensor(context: dg.SensorEvaluationContext, warehouse: Warehouse):
-    fingerprint = raw_root_fingerprint(warehouse)
+    fingerprint = raw_root_fingerprint(warehouse)  # the raw root asset's data version
     if fingerprint == context.cursor:
         return dg.SkipReason("no file under the raw root changed")
     context.update_cursor(fingerprint)

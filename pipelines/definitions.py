@@ -6,7 +6,8 @@ import dagster as dg
 
 from assets.inference import checks as inference_checks
 from assets.inference import measurements, sizing
-from assets.ingestion import raw_files
+from assets.ingestion import raw_files, raw_root
+from assets.keys import RAW_ROOT_KEY
 from assets.report import sizing_report
 from assets.resources import SizingRules, Warehouse
 from assets.storage import checks as storage_checks
@@ -17,13 +18,15 @@ from pipelines.automation import INGEST_JOB, daily_ingest_schedule, raw_files_se
 # DuckDB takes one writer: every step runs in the launching process, one after another.
 ingest_job = dg.define_asset_job(
     INGEST_JOB,
-    selection=dg.AssetSelection.all(),
+    # every asset and check, and the observation of the raw root (first: the raw step
+    # depends on it, so Dagster records which state of the folder each run read)
+    selection=dg.AssetSelection.all() | dg.AssetSelection.assets(RAW_ROOT_KEY),
     executor_def=dg.in_process_executor,
     description="Ingest the raw root into the warehouse and rebuild every derived table.",
 )
 
 defs = dg.Definitions(
-    assets=dg.load_assets_from_modules([raw_files, measurements, training_tables,
+    assets=dg.load_assets_from_modules([raw_root, raw_files, measurements, training_tables,
                                         storage_tables, sizing, sizing_report]),
     asset_checks=dg.load_asset_checks_from_modules(
         [raw_files, measurements, training_tables, storage_checks, inference_checks]),

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import dagster as dg
+import duckdb
 import pytest
 
 from assets import versions as versions_module
@@ -12,6 +15,7 @@ from assets.resources import Warehouse
 from pipelines.automation import daily_ingest_schedule, raw_files_sensor
 from pipelines.definitions import defs
 from samples import generate
+from store import store as store_module
 from store.store import connect
 from tests.conftest import CORPUS
 
@@ -65,29 +69,63 @@ def test_a_code_version_changes_with_any_file_it_covers(tmp_path, monkeypatch):
     assert versions_module.source_version("transforms") != before
 
 
+def _raw(*names: str) -> set[str]:
+    return {f"raw/{n}" for n in names}
+
+
+INFERENCE_INPUTS = {"core/inference_measurements"}
+# What each derived asset is built from: exactly the tables its SQL and Python read
+# (test_every_asset_reads_exactly_what_it_declares holds them to it). The capacity plan does
+# not read sizing.inference_optimal_concurrency nor the GPU-memory tables: the planner
+# finds the optimum again from the measurements (with the scenario's own SLO), and the
+# GPU's memory from raw.reference_gpus or the measurements (transforms/inference/tables.py).
+DEPS = {
+    "core/inference_measurements": _raw(
+        "model_analyzer_inference", "model_analyzer_gpu", "model_analyzer_checkpoint",
+        "model_analyzer_checkpoint_gpus", "perf_analyzer", "genai_perf", "file_context",
+        "reference_gpus", "ingested_files"),
+    "core/training_runs": _raw("tf_cnn_runs", "tf_cnn_steps", "tf_cnn_benchmark_runs",
+                               "tf_cnn_benchmark_metrics", "file_context", "ingested_files"),
+    "core/storage_measurements": _raw("fio_jobs", "gdsio_results", "elbencho_results",
+                                      "mlperf_storage_results", "mlperf_storage_report_runs",
+                                      "file_context", "ingested_files"),
+    "sizing/inference_optimal_concurrency": INFERENCE_INPUTS | _raw("slo_policies"),
+    "sizing/gpu_memory_per_model": INFERENCE_INPUTS | _raw("reference_models"),
+    "sizing/gpu_memory_rule": {"sizing/gpu_memory_per_model"},
+    **{f"sizing/{n}": INFERENCE_INPUTS | _raw("capacity_scenarios", "reference_gpus")
+       for n in ("capacity_plan", "capacity_plan_summary", "capacity_plan_issues")},
+    "sizing/training_scaling": {"core/training_runs"},
+    "sizing/virtualization_overhead": {"core/training_runs"},
+    "sizing/storage_capability": {"core/storage_measurements"},
+    "sizing/storage_scaling": {"core/storage_measurements"},
+    "sizing/training_storage_demand": {"sizing/storage_capability", "core/training_runs"}
+                                      | _raw("reference_datasets"),
+    "sizing/checkpoint_write": {"sizing/storage_capability"}
+                               | _raw("reference_models", "reference_checkpoint_bytes"),
+    "reports/sizing_report": _raw("ingested_files", "quarantine", "ingestion_runs")
+                             | {f"core/{n}" for n in CORE} | {f"sizing/{n}" for n in SIZING},
+    # every raw table comes from one pass over the raw root
+    **{f"raw/{n}": {"raw_root"} for n in RAW},
+    "raw_root": set(),
+}
+
+
 def test_asset_graph_snapshot():
     """Every change to lineage shows up here as a reviewable diff."""
     graph = defs.resolve_asset_graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
     assert keys == ({f"raw/{n}" for n in RAW} | {f"core/{n}" for n in CORE}
-                    | {f"sizing/{n}" for n in SIZING} | {"reports/sizing_report"})
+                    | {f"sizing/{n}" for n in SIZING} | {"reports/sizing_report", "raw_root"})
     groups = {k.to_user_string(): graph.get(k).group_name for k in graph.get_all_asset_keys()}
-    assert {g for k, g in groups.items() if k.startswith("raw/")} == {"raw"}
+    assert {g for k, g in groups.items() if k.startswith("raw")} == {"raw"}
     assert {groups[f"core/{n}"] for n in CORE} == {"core"}
     assert groups["reports/sizing_report"] == "reports"
     assert {groups[f"sizing/{n}"] for n in SIZING} == {"sizing"}
-    core_deps = {k.to_user_string()
-                 for k in graph.get(dg.AssetKey(["core", "inference_measurements"])).parent_keys}
-    assert core_deps == {"raw/model_analyzer_inference", "raw/model_analyzer_gpu",
-                         "raw/model_analyzer_checkpoint", "raw/model_analyzer_checkpoint_gpus",
-                         "raw/perf_analyzer", "raw/genai_perf", "raw/file_context",
-                         "raw/reference_gpus", "raw/ingested_files"}
-    plan_deps = {k.to_user_string()
-                 for k in graph.get(dg.AssetKey(["sizing", "capacity_plan"])).parent_keys}
-    assert plan_deps == {"core/inference_measurements", "raw/capacity_scenarios",
-                         "raw/reference_gpus"}
-    rule_deps = graph.get(dg.AssetKey(["sizing", "gpu_memory_rule"])).parent_keys
-    assert {k.to_user_string() for k in rule_deps} == {"sizing/gpu_memory_per_model"}
+    deps = {k.to_user_string(): {p.to_user_string() for p in graph.get(k).parent_keys}
+            for k in graph.get_all_asset_keys()}
+    assert deps == DEPS
+    root = graph.get(dg.AssetKey("raw_root"))
+    assert root.is_observable and not root.is_materializable
     checks = {(c.asset_key.to_user_string(), c.name) for c in graph.asset_check_keys}
     assert checks == {
         ("core/inference_measurements", "throughput_positive"),
@@ -105,13 +143,136 @@ def test_asset_graph_snapshot():
           for n in names},
         ("reports/sizing_report", "fresh"),
     }
-    demand_deps = graph.get(dg.AssetKey(["sizing", "training_storage_demand"])).parent_keys
-    assert {"core/training_runs", "sizing/storage_capability"} <= {
-        k.to_user_string() for k in demand_deps}
-    training_deps = graph.get(dg.AssetKey(["sizing", "training_scaling"])).parent_keys
-    assert {k.to_user_string() for k in training_deps} == {"core/training_runs"}
-    for key in graph.get_all_asset_keys():
-        assert graph.get(key).description, f"{key} has no description"
+
+
+def test_descriptions_open_with_a_summary_line():
+    """The UI shows a description's first line where space is short: every asset and check
+    has a short one, then the detail as markdown."""
+    graph = defs.resolve_asset_graph()
+    descriptions = {k.to_user_string(): graph.get(k).description or ""
+                    for k in graph.get_all_asset_keys()}
+    descriptions |= {f"{k.asset_key.to_user_string()}:{k.name}":
+                     graph.get_check_spec(k).description or "" for k in graph.asset_check_keys}
+    for name, text in descriptions.items():
+        summary, _, detail = text.partition("\n\n")
+        assert summary and "\n" not in summary and len(summary) <= 110, name
+        assert summary.endswith("."), name
+        assert detail, f"{name}: no detail under the summary"
+
+
+class _Recorder:
+    """A DuckDB connection that notes every statement, by the Dagster op running it."""
+
+    def __init__(self, con, statements: dict[str, list[str]]):
+        self._con, self._statements = con, statements
+
+    def _note(self, sql: str) -> None:
+        try:
+            op = dg.OpExecutionContext.get().op.name
+        except Exception:  # noqa: BLE001 - outside a step (the resource's teardown)
+            op = ""
+        self._statements.setdefault(op, []).append(sql)
+
+    def execute(self, sql, *args, **kwargs):
+        self._note(sql)
+        return self._con.execute(sql, *args, **kwargs)
+
+    def sql(self, sql, *args, **kwargs):
+        self._note(sql)
+        return self._con.sql(sql, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+_PARSER = duckdb.connect()
+# Reads that are bookkeeping, not lineage: the catalog; raw.derived_status (not an asset:
+# the freshness ledger every derived step writes, shown by the report); the latest run's
+# id, stamped on rows a derived table holds back (transforms/derived.py::_current_run).
+_LEDGER_READS = {"raw/derived_status"}
+_RUN_ID_READ = re.compile(r"SELECT run_id FROM \S*ingestion_runs\S* ORDER BY", re.I)
+
+
+def _selects(sql: str) -> list[str]:
+    """The SELECT statements in `sql`: itself, or the subqueries of a DELETE or INSERT."""
+    if "Only SELECT" not in _serialized(sql).get("error_message", ""):
+        return [sql]
+    found = []
+    for match in re.finditer(r"\bSELECT\b", sql, re.I):
+        start, end = match.start(), len(sql)
+        if sql[:start].rstrip().endswith("("):
+            depth = 1
+            for i in range(start, len(sql)):
+                depth += {"(": 1, ")": -1}.get(sql[i], 0)
+                if depth == 0:
+                    end = i
+                    break
+        found.append(sql[start:end])
+    return found
+
+
+def _serialized(sql: str) -> dict:
+    return json.loads(_PARSER.execute("SELECT json_serialize_sql($1::VARCHAR)",
+                                      [sql]).fetchone()[0])
+
+
+def tables_read(sql: str) -> set[str]:
+    """Warehouse tables (as asset keys: schema/name) a statement reads, from DuckDB's own
+    parse of it (CTEs and aliases are not tables; the target of a write is not read)."""
+    found: set[str] = set()
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "BASE_TABLE" and node.get("schema_name") in (
+                    "raw", "core", "sizing"):
+                found.add(f"{node['schema_name']}/{node['table_name']}")
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    if _RUN_ID_READ.search(sql):
+        return found
+    for select in _selects(sql):
+        tree = _serialized(select)
+        assert not tree.get("error"), f"cannot parse: {tree}\n{select}"
+        walk(tree)
+    return found - _LEDGER_READS
+
+
+def test_tables_read_finds_tables_not_ctes_nor_write_targets():
+    assert tables_read("WITH a AS (SELECT * FROM raw.x r JOIN core.y USING (k)) "
+                       "SELECT * FROM a, sizing.z WHERE v > $1") == {
+        "raw/x", "core/y", "sizing/z"}
+    assert tables_read("DELETE FROM core.t WHERE f IN (SELECT path FROM raw.ingested_files "
+                       "WHERE status = 'missing')") == {"raw/ingested_files"}
+    assert tables_read("INSERT INTO raw.q BY NAME SELECT * FROM _incoming") == set()
+
+
+def test_every_asset_reads_exactly_what_it_declares(paths, monkeypatch):
+    """Lineage is what the code reads: every table a step's SQL or Python reads (recorded
+    while the whole job runs on the samples) is a declared dependency of its assets (or one
+    of them), and every declared dependency is read."""
+    statements: dict[str, list[str]] = {}
+    original = store_module.Store.__init__
+    monkeypatch.setattr(store_module.Store, "__init__", lambda self, con: original(
+        self, con if isinstance(con, _Recorder) else _Recorder(con, statements)))
+    raw, warehouse = paths
+    assert _run(raw, warehouse).success
+    graph = defs.resolve_asset_graph()
+    checked = set()
+    for assets_def in graph.assets_defs:
+        if not assets_def.keys or not assets_def.is_materializable:
+            continue
+        op = assets_def.op.name
+        own = {k.to_user_string() for k in assets_def.keys}
+        declared = {p.to_user_string() for k in assets_def.keys for p in graph.get(k).parent_keys}
+        read = set().union(*map(tables_read, statements.get(op, [])))
+        assert read - own <= declared, f"{op} reads undeclared {sorted(read - own - declared)}"
+        assert declared - {"raw_root"} <= read, f"{op} declares unread {sorted(declared - read)}"
+        checked.add(op)
+    assert len(checked) == 10  # the raw step, 3 core steps, 5 sizing steps, the report
 
 
 def _run(raw: Path, warehouse: Path) -> dg.ExecuteInProcessResult:

@@ -248,3 +248,49 @@ def test_the_summary_names_stale_tables_and_the_report_runs_after_a_no_op(raw, t
     assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0  # no-op
     assert "STALE" not in capsys.readouterr().out
     assert main(["report", "--warehouse", str(warehouse)]) == 0  # skipped checks: no crash
+
+
+def _latest_evaluations(instance: dg.DagsterInstance) -> dict[str, tuple[str, object]]:
+    """Each check's latest execution record: (run id, its evaluation or None)."""
+    keys = list(defs.resolve_asset_graph().asset_check_keys)
+    latest = instance.event_log_storage.get_latest_asset_check_execution_by_key(keys)
+    return {f"{k.asset_key.to_user_string()}:{k.name}": (latest[k].run_id, latest[k].evaluation)
+            for k in keys if k in latest}
+
+
+def test_after_a_no_op_every_check_shows_its_verdict_carried_over(raw, tmp_path, monkeypatch):
+    """On a persistent instance, a run that finds nothing new leaves every check's latest
+    evaluation a real verdict (not skipped, not planned), the one of the run before, said
+    to be carried over from the run that evaluated it, with the asset's data version."""
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    warehouse = tmp_path / "w.duckdb"
+    (raw / "inference/notes.json").write_text('{"request_throughput": ')  # one check fails
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
+    instance = dg.DagsterInstance.get()
+    before = _latest_evaluations(instance)
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0  # no-op
+    after = _latest_evaluations(instance)
+    noop = instance.get_runs(limit=1)[0]
+    assert query(warehouse, "SELECT data_changed FROM raw.ingestion_runs ORDER BY started_at"
+                 ) == [(True,), (False,)]
+    assert set(after) == set(before) and len(after) == 37
+    for name, (run_id, evaluation) in after.items():
+        assert run_id == noop.run_id, f"{name} was not reported by the no-op run"
+        assert isinstance(evaluation, dg.AssetCheckEvaluation), f"{name}: no verdict"
+        first_run, first = before[name]
+        assert evaluation.passed == first.passed, name
+        carried = {k: v for k, v in evaluation.metadata.items()
+                   if k not in ("carried_over_from_run", "data_version")}
+        if name != "raw/ingested_files:no_rejected_files":  # its table is rewritten: run
+            assert carried == dict(first.metadata), name
+            assert evaluation.metadata["carried_over_from_run"].value == first_run
+            assert evaluation.metadata["data_version"].value
+    assert after["raw/ingested_files:no_rejected_files"][1].passed is False
+    assert "carried_over_from_run" not in after["raw/ingested_files:no_rejected_files"][1].metadata
+
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0  # again
+    again = _latest_evaluations(instance)
+    assert all(isinstance(e, dg.AssetCheckEvaluation) and e.passed == after[n][1].passed
+               and e.metadata.get("carried_over_from_run") == after[n][1].metadata.get(
+                   "carried_over_from_run") for n, (_, e) in again.items())
+    assert main(["report", "--warehouse", str(warehouse)]) == 0

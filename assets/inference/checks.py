@@ -19,12 +19,12 @@ from transforms.inference.suites import (
 
 optimal_rules = business_check(
     INFERENCE_OPTIMAL_CONCURRENCY, optimal_suite,
-    "GX: the optimum is a measured level, within its SLO, at most the peak.")
+    "the optimum is a measured level, within its SLO, at most the peak.")
 memory_rules = business_check(GPU_MEMORY_PER_MODEL, memory_suite,
-                               "GX: GB per billion parameters is positive.")
+                               "GB per billion parameters is positive.")
 rule_rules = business_check(GPU_MEMORY_RULE, rule_suite,
-                             "GX: r_squared within [0, 1]; a positive slope.")
+                             "r_squared within [0, 1]; a positive slope.")
 plan_rules = business_check(CAPACITY_PLAN, plan_suite,
-                             "GX: instances >= 1; an instance fits in its GPU's memory.")
+                             "instances >= 1; an instance fits in its GPU's memory.")
 summary_rules = business_check(CAPACITY_PLAN_SUMMARY, summary_suite,
-                                "GX: GPU counts >= 1; packing never beats the naive count.")
+                                "GPU counts >= 1; packing never beats the naive count.")

@@ -4,6 +4,7 @@ import dagster as dg
 
 from assets.derived import fresh_check, rebuild
 from assets.keys import table_key
+from assets.metadata import described, table_description
 from assets.resources import SizingRules, Warehouse
 from assets.row_checks import rows_check
 from assets.versions import INFERENCE
@@ -37,7 +38,7 @@ _INPUTS = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOI
     code_version=INFERENCE,
     deps=[table_key(t) for t in _INPUTS],
     kinds={"duckdb"},
-    description=INFERENCE_MEASUREMENTS.description,
+    description=table_description(INFERENCE_MEASUREMENTS),
     check_specs=[fresh_check(INFERENCE_KEY)],
 )
 def inference_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse):
@@ -51,7 +52,8 @@ _IDENTITY = "source_file, source_line, model, config_variant, batch_size, concur
 
 
 @dg.asset_check(asset=INFERENCE_KEY, name=CHECK_THROUGHPUT_POSITIVE, blocking=False,
-                description="Every measurement completed some work: throughput_per_s > 0.")
+                description=described("Every measurement did some work.",
+                                      "throughput_per_s > 0 on every row."))
 def throughput_positive(warehouse: Warehouse) -> dg.AssetCheckResult:
     return rows_check(
         warehouse,
@@ -62,8 +64,10 @@ def throughput_positive(warehouse: Warehouse) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(asset=INFERENCE_KEY, name=CHECK_PERCENTILES_ORDERED,
-                description="Latency percentiles rise: p50 <= p90 <= p95 <= p99 where present. "
-                            "A violation points at a mislabelled column or a broken export.")
+                description=described(
+                    "Latency percentiles rise.",
+                    "p50 <= p90 <= p95 <= p99 where present. A violation points at a "
+                    "mislabelled column or a broken export."))
 def latency_percentiles_ordered(warehouse: Warehouse) -> dg.AssetCheckResult:
     return rows_check(
         warehouse,
@@ -76,8 +80,10 @@ def latency_percentiles_ordered(warehouse: Warehouse) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(asset=INFERENCE_KEY, name=CHECK_HAS_MODEL,
-                description="Every measurement names a model (from the file, its folder name, "
-                            "or run.yaml tags.model); unnamed ones cannot feed sizing.")
+                description=described(
+                    "Every measurement names its model.",
+                    "The model comes from the file, its folder name, or run.yaml tags.model; "
+                    "unnamed measurements cannot feed sizing."))
 def every_measurement_names_its_model(warehouse: Warehouse) -> dg.AssetCheckResult:
     return rows_check(
         warehouse, f"SELECT DISTINCT tool, source_file {_WHERE} WHERE model IS NULL",
@@ -87,10 +93,12 @@ def every_measurement_names_its_model(warehouse: Warehouse) -> dg.AssetCheckResu
 
 
 @dg.asset_check(asset=INFERENCE_KEY, name=CHECK_LITTLES_LAW,
-                description="Little's law on every sweep: concurrency x batch / throughput "
-                            "should be close to the mean latency (p50 where the mean is "
-                            "absent). Points off by more than the tolerance are listed with "
-                            "the ratio: they reveal client-side limits or a mislabelled load.")
+                description=described(
+                    "Latency agrees with Little's law.",
+                    "On every sweep, concurrency x batch / throughput should be close to the "
+                    "mean latency (p50 where the mean is absent). Points off by more than the "
+                    "tolerance are listed with the ratio: they reveal client-side limits or a "
+                    "mislabelled load."))
 def littles_law(warehouse: Warehouse, rules: SizingRules) -> dg.AssetCheckResult:
     return rows_check(
         warehouse,

@@ -4,6 +4,7 @@ import dagster as dg
 
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key
+from assets.metadata import table_description
 from assets.resources import SizingRules, Warehouse
 from assets.versions import INFERENCE
 from schemas.context import REFERENCE_GPUS, REFERENCE_MODELS
@@ -25,7 +26,7 @@ INFERENCE_KEY = table_key(INFERENCE_MEASUREMENTS)
 @dg.asset(key=table_key(INFERENCE_OPTIMAL_CONCURRENCY), group_name="sizing", kinds={"duckdb"},
           code_version=INFERENCE,
           deps=[INFERENCE_KEY, table_key(SLO_POLICIES)],
-          description=INFERENCE_OPTIMAL_CONCURRENCY.description,
+          description=table_description(INFERENCE_OPTIMAL_CONCURRENCY),
           check_specs=fresh_checks([INFERENCE_OPTIMAL_CONCURRENCY]))
 def inference_optimal_concurrency(context: dg.AssetExecutionContext, warehouse: Warehouse,
                                   rules: SizingRules):
@@ -42,10 +43,10 @@ _PLANS = (CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES)
     specs=[
         dg.AssetSpec(table_key(GPU_MEMORY_PER_MODEL), group_name="sizing", kinds={"duckdb"},
                      code_version=INFERENCE, deps=[INFERENCE_KEY, table_key(REFERENCE_MODELS)],
-                     description=GPU_MEMORY_PER_MODEL.description),
+                     description=table_description(GPU_MEMORY_PER_MODEL)),
         dg.AssetSpec(table_key(GPU_MEMORY_RULE), group_name="sizing", kinds={"duckdb"},
                      code_version=INFERENCE, deps=[table_key(GPU_MEMORY_PER_MODEL)],
-                     description=GPU_MEMORY_RULE.description),
+                     description=table_description(GPU_MEMORY_RULE)),
     ],
     check_specs=fresh_checks(_MEMORY),
 )
@@ -60,7 +61,7 @@ _PLAN_INPUTS = [INFERENCE_KEY, table_key(CAPACITY_SCENARIOS), table_key(REFERENC
     name="capacity_plan_tables",
     specs=[dg.AssetSpec(table_key(t), group_name="sizing", kinds={"duckdb"}, deps=_PLAN_INPUTS,
                         code_version=INFERENCE,
-                        description=t.description)
+                        description=table_description(t))
            for t in _PLANS],
     check_specs=fresh_checks(_PLANS),
 )

@@ -1,13 +1,17 @@
 """The raw layer: one pass over the raw root writes every raw table."""
 
+import atexit
 import logging
 import sys
 import time
 
 import dagster as dg
+import rich.console
+import rich.progress
 
-from assets.keys import table_key
-from assets.metadata import table_metadata
+from assets.carried_checks import carry_over
+from assets.keys import RAW_ROOT_KEY, table_key
+from assets.metadata import described, table_description, table_metadata
 from assets.resources import Warehouse
 from assets.row_checks import rows_check
 from assets.versions import RAW, derived_fingerprint
@@ -26,23 +30,48 @@ BOOKKEEPING = (INGESTED_FILES, INGESTION_RUNS)
 
 
 class Progress:
-    """Files done of all, and the rate: in the run's log and, on a terminal, one line."""
+    """Files done of all, and the rate: always a line in the run's log; on a terminal also a
+    rich progress bar on stderr (drawn when called, no refresh thread; it gives the cursor
+    back when the last file is done, or at exit if the run stops before)."""
 
     def __init__(self, log: logging.Logger | dg.DagsterLogManager):
         self.log, self.started = log, time.monotonic()
+        self._bar: rich.progress.Progress | None = None
+        self._task: rich.progress.TaskID | None = None
 
     def __call__(self, done: int, total: int) -> None:
         rate = done / max(time.monotonic() - self.started, 1e-9)
-        line = f"examined {done:,} of {total:,} files ({rate:,.0f} files/s)"
-        self.log.info(line)
-        if sys.stderr.isatty():
-            print(f"\r{line}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+        self.log.info(f"examined {done:,} of {total:,} files ({rate:,.0f} files/s)")
+        if not sys.stderr.isatty():
+            return
+        if self._bar is None:
+            self._bar = rich.progress.Progress(
+                rich.progress.TextColumn("examined"), rich.progress.BarColumn(),
+                rich.progress.MofNCompleteColumn(), rich.progress.TextColumn("files"),
+                rich.progress.TaskProgressColumn(), rich.progress.TimeElapsedColumn(),
+                rich.progress.TimeRemainingColumn(),
+                console=rich.console.Console(file=sys.stderr), auto_refresh=False,
+                redirect_stdout=False, redirect_stderr=False)
+            self._task = self._bar.add_task("ingest", total=total)
+            self._bar.start()
+            atexit.register(self.close)
+        assert self._task is not None
+        self._bar.update(self._task, completed=done, total=total)
+        self._bar.refresh()
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            bar, self._bar = self._bar, None
+            bar.stop()
 
 
 @dg.multi_asset(
     name="ingest_raw_files",
-    specs=[dg.AssetSpec(table_key(t), group_name="raw", description=t.description,
-                        kinds={"duckdb"}, skippable=t not in BOOKKEEPING, code_version=RAW)
+    specs=[dg.AssetSpec(table_key(t), group_name="raw", description=table_description(t),
+                        kinds={"duckdb"}, skippable=t not in BOOKKEEPING, code_version=RAW,
+                        deps=[RAW_ROOT_KEY])
            for t in RAW_TABLES],
     description="Discover every file under the raw root, detect its format from content, "
                 "parse, validate and load it; unchanged files are skipped.",
@@ -62,20 +91,27 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
         if not report.data_changed:
             context.log.info("no file's rows changed and the code is the same: derived "
                              "tables are kept as they are")
-        for table in RAW_TABLES if report.data_changed else BOOKKEEPING:
+        written = RAW_TABLES if report.data_changed else BOOKKEEPING
+        for table in written:
             metadata = table_metadata(store, table)
             if table is INGESTED_FILES:
                 metadata.update({f"files_{s}": dg.MetadataValue.int(n)
                                  for s, n in counts.items()})
             yield dg.MaterializeResult(asset_key=table_key(table), metadata=metadata)
+    if not report.data_changed:  # Dagster skips the steps after: their checks still stand
+        carried = carry_over(context, [table_key(t) for t in written])
+        if carried:
+            context.log.info(f"{len(carried)} checks carried over: their tables are unchanged")
 
 
 CHECK_NO_REJECTED_FILES = "no_rejected_files"
 
 
 @dg.asset_check(asset=table_key(INGESTED_FILES), name=CHECK_NO_REJECTED_FILES,
-                description="Every file under the raw root loaded or was recognised as not a "
-                            "result; rejected files and held-back rows are listed with reasons.")
+                description=described(
+                    "No file or row was rejected.",
+                    "Every file under the raw root loaded or was recognised as not a result; "
+                    "rejected files and held-back rows are listed with their reasons."))
 def no_rejected_files(warehouse: Warehouse) -> dg.AssetCheckResult:
     return rows_check(
         warehouse,

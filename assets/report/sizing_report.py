@@ -9,6 +9,7 @@ import dagster as dg
 from assets.derived import CHECK_FRESH, MAX_REASON_CHARS, fresh_check
 from assets.keys import REPORT_KEY, table_key
 from assets.keys import table_key as key
+from assets.metadata import described
 from assets.resources import Warehouse
 from assets.versions import REPORT
 from ingest.ledger import mark_derived_complete
@@ -17,7 +18,6 @@ from reports.paths import report_path
 from reports.report import write_report
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
-from schemas.scenarios import SLO_POLICIES
 from schemas.sizing import TABLES as INFERENCE_SIZING
 from schemas.storage import SIZING_TABLES as STORAGE_SIZING
 from schemas.storage import STORAGE_MEASUREMENTS
@@ -27,7 +27,7 @@ from transforms.freshness import mark_fresh, mark_stale, stale
 REPORT_TABLE = "reports.sizing_report"  # its name in raw.derived_status
 # Every table the report reads; also every asset whose checks it shows, so with the lowest
 # priority the report runs after those checks in the same run.
-_DEPS = [table_key(t) for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, SLO_POLICIES)]
+_DEPS = [table_key(t) for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS)]
 _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUREMENTS,
                            *INFERENCE_SIZING, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD,
                            *STORAGE_SIZING)]
@@ -36,13 +36,14 @@ _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUR
 @dg.asset(key=REPORT_KEY, group_name="reports", kinds={"html"}, deps=_DEPS,
           code_version=REPORT,
           op_tags={"dagster/priority": "-100"}, check_specs=[fresh_check(REPORT_KEY)],
-          description="The sizing report: warehouse/reports/sizing-report.html, one "
-                      "self-contained page (no script, nothing loaded from outside, "
-                      "printable) with every sizing result, its evidence and the data "
-                      "quality: throughput against p95 latency with the optimum per model "
-                      "and GPU, the GPU memory rule, training scaling and VM overhead, "
-                      "storage against GPU demand, checkpoint write times, capacity plans, "
-                      "files loaded and rejected, and the asset-check results.")
+          description=described(
+              "The sizing report: one self-contained HTML page.",
+              "warehouse/reports/sizing-report.html: no script, nothing loaded from outside, "
+              "printable. Every sizing result with its evidence and the data quality: "
+              "throughput against p95 latency with the optimum per model and GPU, the GPU "
+              "memory rule, training scaling and VM overhead, storage against GPU demand, "
+              "checkpoint write times, capacity plans, files loaded and rejected, and the "
+              "asset-check results."))
 def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
     out = report_path(warehouse.file())
     with warehouse.writer() as store:  # the report is the last derived asset of a run

@@ -11,6 +11,7 @@ import dagster as dg
 
 from assets.business_rules import business_check
 from assets.keys import table_key as key
+from assets.metadata import described
 from assets.resources import Warehouse
 from assets.row_checks import rows_check
 from schemas.storage import (
@@ -53,9 +54,11 @@ def _bandwidth_check(tool: str, name: str, what: str):
     tolerance = TOLERANCES[tool]
 
     @dg.asset_check(asset=STORAGE_KEY, name=name, blocking=False,
-                    description=f"{what} within {tolerance:.0%}: bandwidth_bytes_per_s x "
-                                "runtime_s = bytes_transferred. A row off it has a unit or "
-                                "field mix-up (or summed fio clones below their total).")
+                    description=described(
+                        f"{tool} bandwidth is bytes over time.",
+                        f"{what} within {tolerance:.0%}: bandwidth_bytes_per_s x runtime_s = "
+                        "bytes_transferred. A row off it has a unit or field mix-up (or summed "
+                        "fio clones below their total)."))
     def check(warehouse: Warehouse) -> dg.AssetCheckResult:
         return rows_check(warehouse, bandwidth_mismatch_sql(tool),
                           f"{tool} rows whose bandwidth is not bytes / runtime "
@@ -78,9 +81,10 @@ elbencho_bandwidth_matches_bytes_over_time = _bandwidth_check(
 
 
 @dg.asset_check(asset=STORAGE_KEY, name=CHECK_STORAGE_SYSTEM_KNOWN, blocking=False,
-                description="Every measurement names its storage system (run.yaml "
-                            "'storage_system'); measurements without one are left out of "
-                            "the storage sizing.")
+                description=described(
+                    "Every measurement names its storage system.",
+                    "The storage system comes from run.yaml 'storage_system'; measurements "
+                    "without one are left out of the storage sizing."))
 def storage_system_known(warehouse: Warehouse) -> dg.AssetCheckResult:
     return rows_check(
         warehouse,
@@ -93,11 +97,11 @@ def storage_system_known(warehouse: Warehouse) -> dg.AssetCheckResult:
 
 capability_rules = business_check(
     STORAGE_CAPABILITY, capability_suite,
-    "GX: best bandwidth > 0; one row per storage system, direction and access.")
+    "best bandwidth > 0; one row per storage system, direction and access.")
 scaling_rules = business_check(STORAGE_SCALING, scaling_suite,
-                                "GX: bandwidth > 0; share_of_curve_peak in (0, 1].")
+                                "bandwidth > 0; share_of_curve_peak in (0, 1].")
 demand_rules = business_check(
     TRAINING_STORAGE_DEMAND, demand_suite,
-    "GX: max_gpus_fed >= 0 and is the floor of bandwidth / per-GPU demand; demand > 0.")
+    "max_gpus_fed >= 0 and is the floor of bandwidth / per-GPU demand; demand > 0.")
 checkpoint_rules = business_check(CHECKPOINT_WRITE, checkpoint_suite,
-                                   "GX: write_seconds > 0; checkpoint bytes and bandwidth > 0.")
+                                   "write_seconds > 0; checkpoint bytes and bandwidth > 0.")

@@ -6,6 +6,7 @@ import dagster as dg
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key
 from assets.keys import table_key as key
+from assets.metadata import table_description
 from assets.resources import Warehouse
 from assets.versions import STORAGE
 from schemas.context import FILE_CONTEXT, REFERENCE_MODELS
@@ -35,7 +36,7 @@ _INPUTS = (FIO_JOBS, GDSIO_RESULTS, ELBENCHO_RESULTS, MLPERF_STORAGE_RESULTS,
 
 
 @dg.asset(key=STORAGE_KEY, group_name="core", kinds={"duckdb"}, code_version=STORAGE,
-          deps=[table_key(t) for t in _INPUTS], description=STORAGE_MEASUREMENTS.description,
+          deps=[table_key(t) for t in _INPUTS], description=table_description(STORAGE_MEASUREMENTS),
           check_specs=fresh_checks([STORAGE_MEASUREMENTS]))
 def storage_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [STORAGE_MEASUREMENTS],
@@ -56,7 +57,8 @@ _DEPS: dict[str, list[dg.AssetKey]] = {
 @dg.multi_asset(
     name="storage_sizing_tables",
     specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, deps=_DEPS[t.key],
-                        code_version=STORAGE, description=t.description) for t in SIZING_TABLES],
+                        code_version=STORAGE, description=table_description(t))
+           for t in SIZING_TABLES],
     check_specs=fresh_checks(SIZING_TABLES),
 )
 def storage_sizing_tables(context: dg.AssetExecutionContext, warehouse: Warehouse):

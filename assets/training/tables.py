@@ -5,10 +5,12 @@ import dagster as dg
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key
 from assets.keys import table_key as key
+from assets.metadata import described, table_description
 from assets.resources import Warehouse
 from assets.row_checks import rows_check
 from assets.versions import TRAINING
 from schemas.context import FILE_CONTEXT
+from schemas.ledger import INGESTED_FILES
 from schemas.tf_cnn import (
     TF_CNN_BENCHMARK_METRICS,
     TF_CNN_BENCHMARK_RUNS,
@@ -24,12 +26,13 @@ CHECK_PLAUSIBLE_EFFICIENCY = "scaling_efficiency_plausible"
 MAX_DRIFT_PCT = 10.0
 MAX_EFFICIENCY = 1.05
 
+# the ledger too: rows of files gone from disk are left out (assets/derived.py)
 _INPUTS = (TF_CNN_RUNS, TF_CNN_STEPS, TF_CNN_BENCHMARK_RUNS, TF_CNN_BENCHMARK_METRICS,
-           FILE_CONTEXT)
+           FILE_CONTEXT, INGESTED_FILES)
 
 
 @dg.asset(key=key(TRAINING_RUNS), group_name="core", kinds={"duckdb"}, code_version=TRAINING,
-          deps=[table_key(t) for t in _INPUTS], description=TRAINING_RUNS.description,
+          deps=[table_key(t) for t in _INPUTS], description=table_description(TRAINING_RUNS),
           check_specs=fresh_checks([TRAINING_RUNS]))
 def training_runs(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [TRAINING_RUNS],
@@ -42,7 +45,7 @@ _SIZING = (TRAINING_SCALING, VIRTUALIZATION_OVERHEAD)
 @dg.multi_asset(
     name="training_sizing_tables",
     specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, code_version=TRAINING,
-                        deps=[key(TRAINING_RUNS)], description=t.description)
+                        deps=[key(TRAINING_RUNS)], description=table_description(t))
            for t in _SIZING],
     check_specs=fresh_checks(_SIZING),
 )
@@ -52,7 +55,8 @@ def training_sizing_tables(context: dg.AssetExecutionContext, warehouse: Warehou
 
 
 @dg.asset_check(asset=key(TRAINING_RUNS), name=CHECK_FAILURES_EXPLAINED,
-                description="Every run that did not finish says why (error_class).")
+                description=described("Every failed run says why.",
+                                      "A run whose status is not ok carries an error_class."))
 def failed_runs_explained(warehouse: Warehouse) -> dg.AssetCheckResult:
     return rows_check(
         warehouse,
@@ -62,9 +66,11 @@ def failed_runs_explained(warehouse: Warehouse) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(asset=key(TRAINING_RUNS), name=CHECK_THERMAL_DRIFT,
-                description=f"The step rate of a run stays within {MAX_DRIFT_PCT:g} % from its "
-                            "first to its last measured interval; a sustained drop points at "
-                            "thermal throttling (or a noisy neighbour).")
+                description=described(
+                    "No run slows down as it goes.",
+                    f"The step rate of a run stays within {MAX_DRIFT_PCT:g} % from its first to "
+                    "its last measured interval; a sustained drop points at thermal throttling "
+                    "(or a noisy neighbour)."))
 def no_thermal_drift(warehouse: Warehouse) -> dg.AssetCheckResult:
     return rows_check(
         warehouse,
@@ -75,9 +81,10 @@ def no_thermal_drift(warehouse: Warehouse) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(asset=key(TRAINING_SCALING), name=CHECK_PLAUSIBLE_EFFICIENCY,
-                description=f"Scaling efficiency above {MAX_EFFICIENCY} is physically "
-                            "suspicious (a slow baseline, mixed configurations, or a "
-                            "mislabelled GPU count).")
+                description=described(
+                    "Scaling is not super-linear.",
+                    f"Scaling efficiency above {MAX_EFFICIENCY} is physically suspicious (a slow "
+                    "baseline, mixed configurations, or a mislabelled GPU count)."))
 def scaling_efficiency_plausible(warehouse: Warehouse) -> dg.AssetCheckResult:
     return rows_check(
         warehouse,
