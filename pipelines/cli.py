@@ -1,105 +1,162 @@
-"""`sizing`: ingest the raw root, or explain what ingestion would make of some files.
+"""`sizing`: ingest the raw root, check files, plan, report, query and export.
 
-Exit codes of `sizing ingest`: 0 when the run recorded every file (even if some were
-rejected, some derived tables are stale, or the result was published beside a warehouse
-held open for writing: the summary says which); 1 when nothing could be recorded (the raw
-step failed: the warehouse cannot be written, say); 2 for a usage or configuration error,
-or when another ingestion held the writer lock longer than SIZING_LOCK_WAIT_S.
+Exit codes: 2 for a usage or configuration error in any command (a bad option, a missing or
+unreadable path, a warehouse that is absent, corrupt or held by a writer, an unknown model
+or GPU): one line on stderr, no traceback unless --debug. `sizing ingest`: 0 when the run
+recorded every file (even if some were rejected, some derived tables are stale, or the
+result was published beside a warehouse held open for writing: the summary says which); 1
+when nothing could be recorded (the raw step failed: the warehouse cannot be written, say);
+2 also when another ingestion held the writer lock longer than SIZING_LOCK_WAIT_S.
+`sizing check`: 1 when a file would be rejected. `sizing plan`: 1 when some demand could
+not be planned. `sizing query`: 1 when DuckDB refuses the statement.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import math
 import os
 import sys
 import time
+import traceback
 from pathlib import Path
 
 import polars as pl
 
 from ingest import config
-from ingest.engine import DEFAULT_MAX_FILE_BYTES
-from ingest.examine import examine
-from ingest.reading import Unreadable, read_file
-from ingest.run_context import resolver_for
-from parsers.base import SourceFile
-from pipelines import cli_analyst
+from pipelines import cli_analyst, cli_check, cli_plan
+from pipelines.console import (
+    UsageError,
+    limits_from_environment,
+    one_line,
+    path_arg,
+    print_frame,
+)
 from reports.paths import report_path
+from reports.query import WarehouseUnavailable
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
-from schemas.sizing import CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, PERCENTILES
+from schemas.sizing import CAPACITY_PLAN_SUMMARY
 from store.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
 from store.publish import pending_path, writer_elsewhere
 from store.store import Store, StoreError, connect
 from transforms.freshness import stale
-from transforms.inference.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
-from transforms.inference.planner import Demand, Scenario
-from transforms.inference.tables import plan_scenario, to_frame
 
-PREVIEW_ROWS = 5
+DEBUG_ENV = "SIZING_DEBUG"
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns its exit code. A user's mistake is one line on stderr and
+    exit 2, never a traceback (`--debug`, or SIZING_DEBUG=1, shows it)."""
     logging.basicConfig(level=logging.WARNING, format="sizing: %(message)s")
-    args = _parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in words or os.environ.get(DEBUG_ENV, "") not in ("", "0")
+    command = "sizing"
     try:
+        args = _parser().parse_args(argv)
+        command = f"sizing {args.command}"
         return int(args.handler(args) or 0)
-    except (config.ConfigError, WarehouseBusy) as exc:
-        print(f"sizing: {exc}", file=sys.stderr)
-        return 2
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0
+    except _ArgumentError as exc:
+        return _fail(f"{exc.prog}: {exc} (`{exc.prog} --help` lists the options)", debug, 2)
+    except (UsageError, config.ConfigError, WarehouseBusy, WarehouseUnavailable) as exc:
+        return _fail(f"{command}: {one_line(exc)}", debug, 2)
+    except KeyboardInterrupt:
+        return _fail(f"{command}: interrupted", debug, 130)
+    except BrokenPipeError:  # `sizing query ... | head`: the reader has what it wanted
+        sys.stderr.close()
+        return 0
+    except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback with --debug
+        return _fail(f"{command}: internal error: {type(exc).__name__}: {one_line(exc)} "
+                     "(run again with --debug for the traceback)", debug, 1)
+
+
+def _fail(message: str, debug: bool, code: int) -> int:
+    if debug:
+        traceback.print_exc()
+    print(message, file=sys.stderr)
+    return code
+
+
+class _ArgumentError(Exception):
+    def __init__(self, message: str, prog: str):
+        super().__init__(message)
+        self.prog = prog
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (main prints it) instead of usage + exit."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise _ArgumentError(message, self.prog)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sizing", description=__doc__)
-    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+    common = _Parser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help=f"show the traceback of an error (or set {DEBUG_ENV}=1)")
+    parser = _Parser(prog="sizing", description=__doc__, parents=[common],
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(required=True, metavar="COMMAND", dest="command")
 
-    ingest = sub.add_parser("ingest", help="run the Dagster ingest job in-process")
-    ingest.add_argument("--raw", help=f"raw root (default ${config.RAW_DIR_ENV} or raw/)")
-    ingest.add_argument("--warehouse",
+    ingest = sub.add_parser("ingest", help="run the Dagster ingest job in-process",
+                            parents=[common])
+    ingest.add_argument("--raw", type=path_arg,
+                        help=f"raw root (default ${config.RAW_DIR_ENV} or raw/)")
+    ingest.add_argument("--warehouse", type=path_arg,
                         help=f"DuckDB file (default ${config.WAREHOUSE_ENV} or "
                              f"{config.DEFAULT_WAREHOUSE})")
-    ingest.add_argument("--purge-missing", action="store_true",
-                        help="drop the rows of files no longer under the raw root (they are "
-                             "kept, marked missing, otherwise)")
-    ingest.add_argument("--keep-missing", action="store_true",
-                        help="let the rows of files no longer under the raw root feed the "
-                             "core and sizing tables (by default only the raw tables keep "
-                             "them)")
+    missing = ingest.add_mutually_exclusive_group()
+    missing.add_argument("--purge-missing", action="store_true",
+                         help="drop the rows of files no longer under the raw root (they are "
+                              "kept, marked missing, otherwise)")
+    missing.add_argument("--keep-missing", action="store_true",
+                         help="let the rows of files no longer under the raw root feed the "
+                              "core and sizing tables (by default only the raw tables keep "
+                              "them)")
     ingest.set_defaults(handler=_ingest)
 
     check = sub.add_parser("check", help="detect and parse files, print what would load; "
-                                         "writes nothing")
-    check.add_argument("files", nargs="+", type=Path)
-    check.add_argument("--raw", help="raw root the files' run.yaml context is read up to")
-    check.set_defaults(handler=_check)
+                                         "writes nothing", parents=[common])
+    check.add_argument("files", nargs="+", type=path_arg, metavar="FILE")
+    check.add_argument("--raw", type=path_arg,
+                       help="raw root the files' run.yaml context is read up to")
+    check.set_defaults(handler=cli_check.check)
 
-    plan = sub.add_parser("plan", help="plan an ad-hoc scenario from the warehouse; writes "
-                                       "nothing")
-    plan.add_argument("--demand", action="append", required=True, metavar="MODEL=USERS",
-                      help="a model and its concurrent users; repeat for several models")
-    plan.add_argument("--gpu-model", required=True)
-    plan.add_argument("--gpus-per-server", type=int, required=True)
-    plan.add_argument("--slo", default="none", metavar="PERCENTILE:MS",
-                      help="latency limit such as p95:1500 (p50, p90, p95, p99, avg), or none")
-    plan.add_argument("--knee", type=float, default=DEFAULT_KNEE_FRACTION,
-                      help="share of the peak throughput the optimum must reach")
-    plan.add_argument("--warehouse", help="DuckDB file to read")
-    plan.set_defaults(handler=_plan)
-    cli_analyst.register(sub)
+    cli_plan.register(sub, common)
+    cli_analyst.register(sub, common)
     return parser
 
 
-def _ingest(args: argparse.Namespace) -> int:
-    from pipelines.definitions import defs  # Dagster is only loaded for commands needing it
+def _warehouse_to_write(warehouse: Path) -> None:
+    """Refuse, before the run, a warehouse path ingestion could never write."""
+    if warehouse.exists() and not warehouse.is_file():
+        raise UsageError(f"warehouse {warehouse} exists and is not a regular file")
+    parent = next((p for p in warehouse.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise UsageError(f"warehouse {warehouse}: {parent} is not a folder")
+    if warehouse.is_file():
+        try:
+            writer_elsewhere(warehouse)  # None, or who holds it: ingestion publishes beside
+        except StoreError as exc:
+            raise UsageError(f"warehouse {warehouse} is not a DuckDB warehouse: "
+                             f"{one_line(exc)}; move it away or choose another file") from None
 
+
+def _ingest(args: argparse.Namespace) -> int:
     raw_root, warehouse = config.raw_dir(args.raw), config.warehouse_path(args.warehouse)
     if not raw_root.is_dir():
-        print(f"sizing: raw root {raw_root} is not a folder", file=sys.stderr)
-        return 2
+        raise UsageError(f"raw root {raw_root} is not a folder")
+    if not os.access(raw_root, os.R_OK | os.X_OK):
+        raise UsageError(f"raw root {raw_root} cannot be read (permissions)")
+    limits_from_environment()
+    _warehouse_to_write(warehouse)
+    from pipelines.definitions import defs  # Dagster is only loaded for commands needing it
+
     started = time.perf_counter()
     # the whole run holds the writer lock: a concurrent ingestion waits, then says who
-    with writer_lock(warehouse, config.lock_wait_s() or DEFAULT_WAIT_S):
+    wait_s = config.lock_wait_s()  # 0 means do not wait, not the default
+    with writer_lock(warehouse, DEFAULT_WAIT_S if wait_s is None else wait_s):
         result = _run_job(defs, raw_root, warehouse, args.purge_missing, args.keep_missing)
     elapsed = time.perf_counter() - started
     for event in result.all_events:
@@ -185,9 +242,7 @@ def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path,
     by_format = by_format.select("format", "loaded", "unchanged", "ignored", "rejected",
                                  "missing")  # purged files leave the ledger
     print(f"\nIngested {raw_root} in {elapsed_s:.1f} s (run {run_id[:8]})")
-    with pl.Config(tbl_rows=-1, tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
-                   tbl_formatting="ASCII_MARKDOWN"):
-        print(by_format)
+    print_frame(by_format.with_columns(pl.col("format").fill_null("(unrecognised)")))
     rejected = ledger.filter(pl.col("status") == "rejected")
     for row in rejected.head(20).iter_rows(named=True):
         print(f"  rejected {row['path']}: {row['error']}")
@@ -229,119 +284,6 @@ def _print_plans(store: Store) -> None:
               + ("" if p["demands_planned"] == p["demands"] else
                  f" ({p['demands'] - p['demands_planned']} demands not planned: "
                  "select * from sizing.capacity_plan_issues)"))
-
-
-def _check(args: argparse.Namespace) -> int:
-    raw_root = config.raw_dir(args.raw)
-    worst = 0
-    for path in args.files:
-        if not path.is_file():
-            print(f"== {path}\n   not a file")
-            worst = 2
-            continue
-        relpath = _relative(path, raw_root)
-        try:  # as ingestion reads it: never blocking, within the size limit
-            data = read_file(path, config.max_file_bytes() or DEFAULT_MAX_FILE_BYTES)
-        except Unreadable as exc:
-            print(f"== {path}\n   status: rejected\n   reason: {exc}")
-            worst = max(worst, 1)
-            continue
-        outcome = examine(SourceFile(relpath, data))
-        print(f"== {path}\n   format: {outcome.format or '(none)'}   status: {outcome.status}")
-        if outcome.error:
-            print(f"   reason: {outcome.error}")
-            worst = max(worst, 1 if outcome.status == "rejected" else 0)
-        for warning in _context_warnings(raw_root, path):  # context left out: it still loads
-            print(f"   context warning: {warning}")
-        for key, rows in outcome.rows.items():
-            print(f"   {key}: {rows.height} rows")
-            _print_preview(rows)
-        for problem in outcome.problems:
-            print(f"   held back {problem.location}: {problem.reason}")
-    return worst
-
-
-def _plan(args: argparse.Namespace) -> int:
-    try:
-        scenario = _scenario(args)
-    except ValueError as exc:
-        print(f"sizing plan: {exc}", file=sys.stderr)
-        return 2
-    con = connect(config.warehouse_path(args.warehouse), read_only=True)
-    try:
-        result = plan_scenario(Store(con), scenario, args.knee)
-    finally:
-        con.close()
-    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True,
-                   tbl_hide_column_data_types=True, tbl_formatting="ASCII_MARKDOWN",
-                   fmt_str_lengths=60, tbl_width_chars=400):
-        if result.rows:
-            print(to_frame(CAPACITY_PLAN, result.rows).select(
-                "model", "concurrent_users", "config_variant", "system", "optimal_concurrency",
-                "instances", "gpu_memory_per_instance_gb", "gpu_memory_gb",
-                "gpu_utilization_pct", "latency_at_slo_ms"))
-        for issue in result.issues:
-            print(f"not planned: {issue['model']}: {issue['reason']}")
-        summary = to_frame(CAPACITY_PLAN_SUMMARY, [result.summary])
-        print(summary.select("instances", "gpu_memory_gb", "gpus_by_memory",
-                             "servers_by_memory", "gpus_by_compute", "servers_by_compute",
-                             "gpus_naive", "gpus_recommended", "servers_recommended"))
-    if result.summary["assumptions"]:
-        print(f"assumptions: {result.summary['assumptions']}")
-    return 1 if result.issues else 0
-
-
-def _scenario(args: argparse.Namespace) -> Scenario:
-    demands = []
-    for text in args.demand:
-        model, sep, users = text.rpartition("=")
-        if not sep or not model or not users.isdecimal() or int(users) < 1:  # not "²"
-            raise ValueError(f"--demand {text!r}: expected MODEL=USERS, users a whole number")
-        demands.append(Demand(model, int(users)))
-    if args.gpus_per_server < 1:
-        raise ValueError("--gpus-per-server must be at least 1")
-    slo = NO_LIMIT
-    if args.slo != "none":
-        percentile, sep, limit = args.slo.partition(":")
-        if percentile not in PERCENTILES or not sep:
-            raise ValueError(f"--slo {args.slo!r}: expected PERCENTILE:MS with a percentile "
-                             f"in {', '.join(PERCENTILES)}, or none")
-        try:
-            limit_ms = float(limit)
-        except ValueError:
-            raise ValueError(f"--slo {args.slo!r}: {limit!r} is not a number of ms") from None
-        if not math.isfinite(limit_ms) or limit_ms <= 0:
-            raise ValueError(f"--slo {args.slo!r}: the limit must be a finite number of ms "
-                             "above 0")
-        slo = Slo("ad hoc", percentile, limit_ms)
-    if not 0 < args.knee <= 1:  # also refuses nan
-        raise ValueError(f"--knee {args.knee}: a share of the peak throughput, in (0, 1]")
-    return Scenario("ad hoc", args.gpu_model, args.gpus_per_server, slo, tuple(demands))
-
-
-def _relative(path: Path, raw_root: Path) -> str:
-    resolved = path.resolve()
-    if raw_root in resolved.parents:
-        return resolved.relative_to(raw_root).as_posix()
-    return resolved.name
-
-
-def _context_warnings(raw_root: Path, path: Path) -> tuple[str, ...]:
-    """The context ingestion would leave out of this file and why, if it is under the raw
-    root."""
-    resolved = path.resolve()
-    if raw_root not in resolved.parents:
-        return ()
-    relpath = resolved.relative_to(raw_root).as_posix()
-    return resolver_for(raw_root, relpath).resolve(relpath).warnings
-
-
-def _print_preview(rows: pl.DataFrame) -> None:
-    shown = rows.drop("file_sha256", "source_file").head(PREVIEW_ROWS)
-    shown = shown.select([c for c in shown.columns if shown[c].null_count() < shown.height])
-    with pl.Config(tbl_rows=PREVIEW_ROWS, tbl_cols=10, fmt_str_lengths=40,
-                   tbl_hide_dataframe_shape=True):
-        print("   " + str(shown).replace("\n", "\n   "))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """Analyst commands of `sizing` (report, query, export): registered by pipelines/cli.py.
 
-All three read the warehouse read-only; none needs the raw root.
+All three read the warehouse read-only; none needs the raw root. A warehouse that is
+absent, not a file, not DuckDB or held by a writer, and an output path that cannot be
+written, are one line on stderr and exit 2 (pipelines/cli.py prints it); DuckDB refusing a
+query is exit 1.
 """
 
 from __future__ import annotations
@@ -11,54 +14,73 @@ import sys
 from pathlib import Path
 
 from ingest import config
+from pipelines.console import UsageError, one_line, path_arg
 from reports import paths
 from reports.checks import CheckOutcome
-from reports.query import FORMATS, QueryError, connect_read_only
+from reports.query import FORMATS, QueryError, WarehouseUnavailable, connect_read_only
 from store.store import StoreError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the analyst subcommands to the `sizing` parser."""
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Add the analyst subcommands to the `sizing` parser (`common`: the global options)."""
     warehouse_help = (f"DuckDB file to read (default ${config.WAREHOUSE_ENV} or "
                       f"{config.DEFAULT_WAREHOUSE})")
 
-    report = sub.add_parser("report", help="write the HTML sizing report from the warehouse")
-    report.add_argument("--out", type=Path, help="HTML file to write (default "
-                                                 "reports/sizing-report.html beside the "
-                                                 "warehouse)")
-    report.add_argument("--warehouse", help=warehouse_help)
+    report = sub.add_parser("report", help="write the HTML sizing report from the warehouse",
+                            parents=[common])
+    report.add_argument("--out", type=path_arg, help="HTML file to write (default "
+                                                     "reports/sizing-report.html beside the "
+                                                     "warehouse)")
+    report.add_argument("--warehouse", type=path_arg, help=warehouse_help)
+    report.add_argument("--interactive", action="store_true",
+                        help="embed the Vega libraries (about 0.9 MB, nothing fetched) for "
+                             "zoom, tooltips and legend selection; default: static SVG, no "
+                             "script")
     report.set_defaults(handler=_report)
 
     query = sub.add_parser("query", help="run SQL on the warehouse, read-only, print the "
-                                         "result")
+                                         "result", parents=[common])
     query.add_argument("sql", help="one SQL statement (the last one's result is printed)")
     query.add_argument("--format", choices=FORMATS, default="table")
-    query.add_argument("--warehouse", help=warehouse_help)
+    query.add_argument("--warehouse", type=path_arg, help=warehouse_help)
     query.set_defaults(handler=_query)
 
     export = sub.add_parser("export", help="write the core and sizing tables as Parquet, one "
-                                           "folder per table")
-    export.add_argument("--out", type=Path, help="folder (default parquet/ beside the "
-                                                 "warehouse)")
-    export.add_argument("--warehouse", help=warehouse_help)
+                                           "folder per table", parents=[common])
+    export.add_argument("--out", type=path_arg, help="folder (default parquet/ beside the "
+                                                     "warehouse)")
+    export.add_argument("--warehouse", type=path_arg, help=warehouse_help)
     export.set_defaults(handler=_export)
+
+
+def _writable(out: Path, folder: bool) -> None:
+    """UsageError when `out` (a file, or a folder when `folder`) cannot be written."""
+    if out.exists() and (not out.is_dir() if folder else not out.is_file()):
+        raise UsageError(f"--out {out}: exists and is not a "
+                         f"{'folder' if folder else 'regular file'}")
+    parent = next((p for p in out.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise UsageError(f"--out {out}: {parent} is not a folder")
+    target = out if out.exists() else parent
+    if target is not None and not os.access(target, os.W_OK):
+        raise UsageError(f"--out {out}: {target} is not writable (permissions)")
 
 
 def _report(args: argparse.Namespace) -> int:
     from reports.report import write_report
 
     warehouse = config.warehouse_path(args.warehouse)
-    out = (args.out or paths.report_path(warehouse)).resolve()
+    out = (Path(args.out) if args.out else paths.report_path(warehouse)).resolve()
+    _writable(out, folder=False)
+    store = connect_read_only(warehouse)  # WarehouseUnavailable: one line, exit 2
     checks = _latest_checks()
     try:
-        store = connect_read_only(warehouse)
-        try:
-            written = write_report(store, out, checks, source=str(warehouse))
-        finally:
-            store.con.close()
-    except (QueryError, StoreError) as exc:
-        print(f"sizing report: {exc}", file=sys.stderr)
-        return 2
+        written = write_report(store, out, checks, source=str(warehouse),
+                               interactive=args.interactive)
+    except StoreError as exc:  # a DuckDB file that is not (yet) a warehouse
+        raise UsageError(f"cannot report on warehouse {warehouse}: {one_line(exc)}") from None
+    finally:
+        store.con.close()
     print(f"{sum(written.plots.values())} plots, {written.points} data points"
           + (f"; no data yet: {'; '.join(written.missing)}" if written.missing else ""))
     print(f"Report: {written.path}")
@@ -82,10 +104,14 @@ def _latest_checks() -> list[CheckOutcome] | None:
 def _query(args: argparse.Namespace) -> int:
     from reports.query import render, run
 
+    if not args.sql.strip():
+        raise UsageError("an empty SQL statement")
     try:
         result = run(config.warehouse_path(args.warehouse), args.sql)
-    except QueryError as exc:
-        print(f"sizing query: {exc}", file=sys.stderr)
+    except WarehouseUnavailable:
+        raise  # a usage error: exit 2
+    except QueryError as exc:  # DuckDB refused the statement: exit 1, as always
+        print(f"sizing query: {one_line(exc)}", file=sys.stderr)
         return 1
     if result is not None:
         sys.stdout.write(render(result, args.format))
@@ -96,16 +122,15 @@ def _export(args: argparse.Namespace) -> int:
     from reports.export import export
 
     warehouse = config.warehouse_path(args.warehouse)
-    out = (args.out or paths.export_dir(warehouse)).resolve()
+    out = (Path(args.out) if args.out else paths.export_dir(warehouse)).resolve()
+    _writable(out, folder=True)
+    store = connect_read_only(warehouse)  # WarehouseUnavailable: one line, exit 2
     try:
-        store = connect_read_only(warehouse)
-        try:
-            written = export(store, out)
-        finally:
-            store.con.close()
-    except (QueryError, StoreError, OSError) as exc:
-        print(f"sizing export: {exc}", file=sys.stderr)
-        return 2
+        written = export(store, out)
+    except (StoreError, OSError) as exc:
+        raise UsageError(f"cannot export {warehouse} to {out}: {one_line(exc)}") from None
+    finally:
+        store.con.close()
     for table in written:
         where = f"partitioned by {table.partition_by}" if table.partition_by else "one file"
         print(f"  {table.table}: {table.rows} rows, {table.files} files ({where})")

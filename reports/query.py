@@ -1,5 +1,8 @@
 """`sizing query "SQL"`: one statement's result as a table, CSV, JSON or Markdown.
 
+Floats are printed to 15 significant digits in every format, which drops binary noise
+(150.76999999999998 is 150.77); `sizing export` writes the exact values.
+
 The warehouse is opened read-only with external access off (and the setting locked), so a
 query can neither change the warehouse nor read or write any other file: DuckDB refuses,
 and its message is shown.
@@ -8,42 +11,64 @@ and its message is shown.
 from __future__ import annotations
 
 import json
+import math
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 
 import polars as pl
 
-from store.store import Store, StoreError, connect_sandboxed, read_only
+from store.store import Store, StoreError, connect_sandboxed
 
 FORMATS = ("table", "csv", "json", "markdown")
+SIGNIFICANT_DIGITS = 15
 TABLE_ROWS = 1000  # rows the table format prints; the others print every row
 
 
 class QueryError(Exception):
-    pass
+    """DuckDB refused the statement; the message says why."""
+
+
+class WarehouseUnavailable(QueryError):
+    """The warehouse cannot be opened: absent, not a file, not DuckDB, or held by a writer."""
 
 
 def connect_read_only(path: Path) -> Store:
-    """The warehouse for a user's SQL (sandboxed: see store.connect_sandboxed)."""
-    if not path.is_file():
-        raise QueryError(f"no warehouse at {path}: run `sizing ingest` (or `make run`) first")
-    return Store(connect_sandboxed(path))
+    """The warehouse for a user's SQL (sandboxed: see store.connect_sandboxed), or
+    WarehouseUnavailable saying in one line why not."""
+    if not path.exists():
+        raise WarehouseUnavailable(f"no warehouse at {path}: run `sizing ingest` (or "
+                                   "`make run`) first")
+    if not path.is_file():  # a folder, a FIFO (opening one would block), a device
+        raise WarehouseUnavailable(f"warehouse {path} is not a regular file")
+    try:
+        return Store(connect_sandboxed(path))
+    except StoreError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if "lock" in first.lower():
+            raise WarehouseUnavailable(
+                f"warehouse {path} is open for writing in another process ({first}); close "
+                "that session or reopen it read-only") from None
+        raise WarehouseUnavailable(f"cannot read warehouse {path}: {first}") from None
 
 
 def run(path: Path, sql: str) -> pl.DataFrame | None:
     """The result of `sql` (the last statement's when there are several); None when the
-    statement returns nothing."""
-    if not path.is_file():
-        raise QueryError(f"no warehouse at {path}: run `sizing ingest` (or `make run`) first")
+    statement returns nothing. WarehouseUnavailable when the warehouse cannot be opened,
+    QueryError when DuckDB refuses the statement."""
+    store = connect_read_only(path)
     try:
-        with read_only(path, sandboxed=True) as store:
-            return store.statement(sql)
+        return store.statement(sql)
     except StoreError as exc:
         raise QueryError(str(exc)) from None
+    finally:
+        store.con.close()
 
 
 def render(frame: pl.DataFrame, fmt: str) -> str:
+    frame = frame.with_columns(
+        pl.Series(c, [_noise_free(v) for v in frame[c].to_list()], dtype=t)
+        for c, t in frame.schema.items() if t in (pl.Float32, pl.Float64))
     if fmt == "csv":
         return _flat(frame).write_csv()
     if fmt == "json":
@@ -77,6 +102,13 @@ def markdown(frame: pl.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _noise_free(value: float | None) -> float | None:
+    """15 significant digits: what a double holds reliably, without arithmetic's noise."""
+    if value is None or not math.isfinite(value):
+        return value
+    return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+
+
 def _plain(value: object) -> object:
     """A value JSON can carry: dates and times as ISO 8601, decimals as numbers."""
     if isinstance(value, datetime | date | time):
@@ -84,7 +116,9 @@ def _plain(value: object) -> object:
     if isinstance(value, timedelta):
         return value.total_seconds()
     if isinstance(value, Decimal):
-        return float(value)
+        return _noise_free(float(value))
+    if isinstance(value, float):
+        return _noise_free(value)
     if isinstance(value, list):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
