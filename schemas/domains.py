@@ -129,7 +129,8 @@ def _all(domain: Domain, *names: str) -> dict[str, Domain]:
 
 
 NAMES: dict[str, Domain] = {
-    **_all(PARALLEL, "gpus", "nodes", "gpus_per_node", "gpus_per_server", "gpu_count",
+    **_all(PARALLEL, "gpus", "measured_gpus", "nodes", "gpus_per_node", "gpus_per_server",
+           "gpu_count",
            "gpu_count_listed", "gpu_devices_from_log", "device_count", "job_device_count",
            "num_workers", "num_accelerators", "accelerators_per_client", "clients", "hosts",
            "num_hosts", "threads", "total_threads", "jobs", "numjobs", "reported_jobs",
