@@ -70,7 +70,10 @@ class Plot:
 def plot(kind: str, title: str, chart: AltChart, points: int, series: int,
          caption: str = "", width: int = NARROW, height: int = HEIGHT) -> Plot:
     """A Plot of an Altair chart, sized to `width` px in all (axes and legend included)."""
-    spec = chart.properties(width=width, height=height, autosize=AUTOSIZE).to_dict()
+    # no JSON-schema validation (half of Altair's cost: 1 s of the sample report's 4 s):
+    # vl-convert compiles every spec, and the tests draw every chart kind
+    spec = chart.properties(width=width, height=height, autosize=AUTOSIZE).to_dict(
+        validate=False)
     spec.pop("config", None)
     return Plot(kind, title, spec, points, series, caption, width)
 
