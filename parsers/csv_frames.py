@@ -9,7 +9,10 @@ out). The helpers here only promise to agree with that code where they say `ok`:
   bytes as it goes: peak memory grows with a batch, not with the file;
 - `number_expr` and `whole_expr` agree with `base.number` and `base.whole_number` on every
   cell they mark ok (plain decimals and missing markers);
-- `mapped` applies any one-cell Python function once per distinct cell of a column.
+- `mapped` applies any one-cell Python function once per distinct cell of a column;
+- `table_rows` runs a parser's two paths over every batch: column by column for big
+  batches, its per-row code for small ones (most result files hold tens of rows, where
+  polars' fixed cost per expression is 50x the per-row code's).
 """
 
 from __future__ import annotations
@@ -20,11 +23,11 @@ import csv
 import io
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from functools import cached_property
 
 import polars as pl
 
-from parsers.base import MISSING, CsvLine, SourceFile
+from parsers.base import MISSING, CsvLine, RowProblem, SourceFile, frame
 from schemas.spec import Table
 
 # Exactly the characters str.strip() removes (str.isspace); a test keeps it in step.
@@ -34,6 +37,9 @@ WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u
 DECIMAL = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 BATCH_CELLS = 1 << 18  # cells held as Python strings before a batch becomes a frame
 LINE = "line"  # the column holding each record's line number
+# Measured (bench/parse_paths.py): a batch of a few hundred records is read faster record by
+# record than column by column, whose expressions cost about 0.3 ms each whatever the size.
+COLUMNWISE_MIN_ROWS = 256
 
 
 def column(i: int) -> str:
@@ -41,11 +47,44 @@ def column(i: int) -> str:
     return f"c{i}"
 
 
-@dataclass
 class CsvBatch:
-    cells: pl.DataFrame  # LINE, then column(0..width-1) as stripped text; no blank records
-    odd: list[CsvLine]  # the batch's non-blank records of another width, in line order
-    trimmed: set[int]  # lines of records whose extra empty cell was dropped
+    """Records of one width (the header's), and the others (`odd`), read as text. The
+    frame of cells is made only when a parser asks for it (`cells`): a small batch is
+    cheaper read record by record (`records`)."""
+
+    def __init__(self, rows: list[list[str]], lines: list[int], odd: list[CsvLine],
+                 trimmed: set[int], width: int) -> None:
+        self._rows, self._lines, self._width = rows, lines, width
+        self.odd = odd  # the batch's non-blank records of another width, in line order
+        self.trimmed = trimmed  # lines of records whose extra empty cell was dropped
+
+    @property
+    def size(self) -> int:
+        """Records in the batch, blank ones included."""
+        return len(self._rows) + len(self.odd)
+
+    @cached_property
+    def cells(self) -> pl.DataFrame:
+        """LINE, then column(0..width-1) as stripped text; no blank records."""
+        names = [column(i) for i in range(self._width)]
+        text = pl.DataFrame(self._rows, schema={n: pl.String for n in names}, orient="row")
+        text = text.select(pl.Series(LINE, self._lines, dtype=pl.Int64),
+                           pl.col(names).str.strip_chars(WHITESPACE))
+        return text.filter(~pl.all_horizontal(pl.col(n) == "" for n in names))
+
+    def records(self) -> list[CsvLine]:
+        """Every non-blank record of the batch as `csv_records` gives it, in line order."""
+        found = [self.record(line, stripped)
+                 for line, cells in zip(self._lines, self._rows, strict=True)
+                 if any(stripped := [c.strip() for c in cells])]
+        return sorted([*found, *self.odd], key=lambda r: r.number) if self.odd else found
+
+    @cached_property
+    def nonblank(self) -> int:
+        """Non-blank records, counted the cheaper way: from the frame if it was made."""
+        if "cells" in self.__dict__:
+            return self.cells.height + len(self.odd)
+        return sum(1 for cells in self._rows if any(c.strip() for c in cells)) + len(self.odd)
 
     def record(self, line: int, cells: list[str]) -> CsvLine:
         """The record as `csv_records` gives it (its extra empty cell put back)."""
@@ -97,25 +136,54 @@ class CsvFrames:
                 rows.append(cells)
                 lines.append(start)
                 if len(rows) >= per_batch:
-                    yield self._batch(rows, lines, odd, trimmed)
+                    yield from self._counted(CsvBatch(rows, lines, odd, trimmed, width))
                     rows, lines, odd, trimmed = [], [], [], set()
             elif any(stripped := [c.strip() for c in cells]):
-                self.records += 1
                 odd.append(CsvLine(start, stripped))
             start = reader.line_num + 1
         if rows or odd:
-            yield self._batch(rows, lines, odd, trimmed)
+            yield from self._counted(CsvBatch(rows, lines, odd, trimmed, width))
 
-    def _batch(self, rows: list[list[str]], lines: list[int], odd: list[CsvLine],
-               trimmed: set[int]) -> CsvBatch:
-        assert self.header is not None
-        names = [column(i) for i in range(len(self.header.cells))]
-        text = pl.DataFrame(rows, schema={n: pl.String for n in names}, orient="row")
-        text = text.select(pl.Series(LINE, lines, dtype=pl.Int64),
-                           pl.col(names).str.strip_chars(WHITESPACE))
-        text = text.filter(~pl.all_horizontal(pl.col(n) == "" for n in names))
-        self.records += text.height
-        return CsvBatch(text, odd, trimmed)
+    def _counted(self, batch: CsvBatch) -> Iterator[CsvBatch]:
+        yield batch
+        self.records += batch.nonblank  # once the parser is done with it
+
+
+def table_rows(reader: CsvFrames, table: Table,
+               columnwise: Callable[[CsvBatch], tuple[pl.DataFrame, list[CsvLine]]],
+               per_record: Callable[[CsvLine], list[dict[str, object]]]
+               ) -> tuple[pl.DataFrame, list[RowProblem]]:
+    """Every batch of `reader` as `table` rows: column by column (`columnwise`, which
+    leaves it the records it does not make exactly) where a batch is big enough to pay for
+    polars' fixed cost per expression, record by record (`per_record`, the parser's
+    reference code) for the rest. A ValueError of `per_record` holds its record back with
+    the reason. Rows keep the file's order."""
+    parts: list[pl.DataFrame] = []
+    problems: list[RowProblem] = []
+    reordered = False
+    for batch in reader.batches():
+        if batch.size >= COLUMNWISE_MIN_ROWS:
+            made, slow = columnwise(batch)
+            parts.append(made)
+            pending = sorted([*slow, *batch.odd], key=lambda r: r.number)
+            reordered = reordered or bool(pending)
+        else:
+            pending = batch.records()
+        rows: list[dict[str, object]] = []
+        for rec in pending:
+            try:
+                rows += per_record(rec)
+            except ValueError as exc:
+                problems.append(RowProblem(f"line {rec.number}", str(exc), table.key,
+                                           json.dumps(rec.cells)))
+        if rows:
+            parts.append(frame(rows, table))
+    if not parts:
+        return frame([], table), problems
+    found = pl.concat(parts)
+    if reordered:  # rows read one by one go back to their place in the file
+        found = found.sort("source_line", maintain_order=True)
+    return found, problems
 
 
 def stream_records(src: SourceFile) -> Iterator[CsvLine]:

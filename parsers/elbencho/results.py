@@ -34,6 +34,7 @@ from parsers.csv_frames import (
     CsvFrames,
     column,
     number_expr,
+    table_rows,
     text_expr,
     whole_expr,
 )
@@ -136,31 +137,19 @@ class ElbenchoCsv:
         if "operation" not in header or "time ms [last]" not in header:
             reader.drain()
             raise FormatError("header lacks elbencho's 'operation' and 'time ms [last]' columns")
-        parts: list[pl.DataFrame] = []
-        problems: list[RowProblem] = []
-        reordered = False
-        for batch in reader.batches():
-            made, slow = _csv_columnwise(header, batch)
-            parts.append(made)
-            rows: list[dict[str, object]] = []
-            for rec in sorted([*slow, *batch.odd], key=lambda r: r.number):
-                try:
-                    if len(rec.cells) != len(header):
-                        raise ValueError(f"{len(rec.cells)} cells for {len(header)} header "
-                                         "columns")
-                    cells = dict(zip(header, rec.cells, strict=True))
-                    rows.append(_row(_csv_measured(cells, rec.number), _csv_config(cells)))
-                except ValueError as exc:
-                    problems.append(_problem(rec.number, str(exc), rec.cells))
-            if rows:
-                parts.append(frame(rows, ELBENCHO_RESULTS))
-                reordered = True
+        found, problems = table_rows(reader, ELBENCHO_RESULTS,
+                                     lambda batch: _csv_columnwise(header, batch),
+                                     lambda rec: [_csv_row(header, rec)])
         if not reader.records:
             raise FormatError("header only: the elbencho run recorded no phase results")
-        found = pl.concat(parts)
-        if reordered:  # rows read one by one go back to their place in the file
-            found = found.sort("source_line", maintain_order=True)
         return Parsed({ELBENCHO_RESULTS.key: found}, problems)
+
+
+def _csv_row(header: list[str], rec: CsvLine) -> dict[str, object]:
+    if len(rec.cells) != len(header):
+        raise ValueError(f"{len(rec.cells)} cells for {len(header)} header columns")
+    cells = dict(zip(header, rec.cells, strict=True))
+    return _row(_csv_measured(cells, rec.number), _csv_config(cells))
 
 
 # ---- shared row builder ----------------------------------------------------------------------

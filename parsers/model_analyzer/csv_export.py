@@ -19,9 +19,7 @@ from parsers.base import (
     CsvLine,
     FormatError,
     Parsed,
-    RowProblem,
     SourceFile,
-    frame,
     number,
     whole_number,
 )
@@ -34,6 +32,7 @@ from parsers.csv_frames import (
     json_item,
     json_object,
     number_expr,
+    table_rows,
     text_expr,
     whole_expr,
 )
@@ -140,28 +139,12 @@ class ModelAnalyzerCsv:
             reader.drain()
             raise
         folder = export_dir(src.relpath)
-        parts: list[pl.DataFrame] = []
-        problems: list[RowProblem] = []
-        reordered = False
-        for batch in reader.batches():
-            fast, slow = _columnwise(layout, batch, folder)
-            parts.append(fast)
-            rows: list[dict[str, object]] = []
-            for rec in sorted([*slow, *batch.odd], key=lambda r: r.number):
-                try:
-                    rows += _rows(layout, rec, folder)
-                except ValueError as exc:
-                    problems.append(RowProblem(f"line {rec.number}", str(exc),
-                                               layout.table.key, json.dumps(rec.cells)))
-            if rows:
-                parts.append(frame(rows, layout.table))
-                reordered = True
+        found, problems = table_rows(reader, layout.table,
+                                     lambda batch: _columnwise(layout, batch, folder),
+                                     lambda rec: _rows(layout, rec, folder))
         if not reader.records:
             raise FormatError(f"header only: Model Analyzer never writes an empty "
                               f"{layout.table.key} table, so the export is incomplete")
-        found = pl.concat(parts)
-        if reordered:  # rows read one by one go back to their place in the file
-            found = found.sort("source_line", maintain_order=True)
         if layout.table is not MODEL_ANALYZER_SERVER_ONLY:
             found = _number_occurrences(found)
         return Parsed({layout.table.key: found}, problems)

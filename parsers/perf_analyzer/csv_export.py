@@ -12,9 +12,7 @@ from parsers.base import (
     CsvLine,
     FormatError,
     Parsed,
-    RowProblem,
     SourceFile,
-    frame,
     number,
     whole_number,
 )
@@ -27,6 +25,7 @@ from parsers.csv_frames import (
     json_item,
     json_object,
     number_expr,
+    table_rows,
     whole_expr,
 )
 from parsers.units import BYTES_TO_MB, US_TO_MS
@@ -88,25 +87,11 @@ class PerfAnalyzerCsv:
                 f"'Request Rate': {','.join(header)[:200]}"
             )
         model, batch = _model_and_batch(src.name)
-        parts, problems, reordered = [], [], False
-        for found in reader.batches():
-            made, slow = _columnwise(header, found, model, batch)
-            parts.append(made)
-            rows = []
-            for rec in sorted([*slow, *found.odd], key=lambda r: r.number):
-                try:
-                    rows.append(_row(header, rec, model, batch))
-                except ValueError as exc:
-                    problems.append(RowProblem(f"line {rec.number}", str(exc),
-                                               PERF_ANALYZER.key, json.dumps(rec.cells)))
-            if rows:
-                parts.append(frame(rows, PERF_ANALYZER))
-                reordered = True
+        rows_, problems = table_rows(
+            reader, PERF_ANALYZER, lambda found: _columnwise(header, found, model, batch),
+            lambda rec: [_row(header, rec, model, batch)])
         if not reader.records:
             raise FormatError("header only: the perf_analyzer run produced no measurement rows")
-        rows_ = pl.concat(parts)
-        if reordered:  # rows read one by one go back to their place in the file
-            rows_ = rows_.sort("source_line", maintain_order=True)
         return Parsed({PERF_ANALYZER.key: rows_}, problems)
 
 
