@@ -43,6 +43,7 @@ class Warehouse(dg.ConfigurableResource):
             config.max_parse_seconds(self.max_parse_seconds) or DEFAULT_MAX_PARSE_SECONDS,
             self.purge_missing,
             self.keep_missing,
+            config.parse_workers(),
         )
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:

@@ -13,6 +13,7 @@ WAREHOUSE_ENV = "SIZING_WAREHOUSE"
 MAX_FILE_BYTES_ENV = "SIZING_MAX_FILE_BYTES"
 MAX_PARSE_SECONDS_ENV = "SIZING_MAX_PARSE_SECONDS"
 LOCK_WAIT_ENV = "SIZING_LOCK_WAIT_S"
+PARSE_WORKERS_ENV = "SIZING_PARSE_WORKERS"
 DEFAULT_RAW_DIR = "raw"
 # Not sizing.duckdb: DuckDB names a file's catalog after its stem, and a catalog called
 # `sizing` makes every `sizing.<table>` reference ambiguous with the `sizing` schema.
@@ -52,3 +53,11 @@ def max_parse_seconds(option: float | None = None) -> float | None:
 def lock_wait_s(option: float | None = None) -> float | None:
     value = option or os.environ.get(LOCK_WAIT_ENV)
     return float(value) if value else None
+
+
+def parse_workers(option: int | None = None) -> int | None:
+    """Processes that examine files; None: one per core, 0: none (the run's own process)."""
+    if option is not None:
+        return option
+    value = os.environ.get(PARSE_WORKERS_ENV)
+    return int(value) if value else None

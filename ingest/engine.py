@@ -10,14 +10,15 @@ transaction with the bookkeeping, so the warehouse never holds half a file.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ingest import ledger, path_conventions
 from ingest.discovery import FoundFile, discover
 from ingest.duplicates import settle_duplicates
-from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine, validate_in_bulk
+from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, validate_in_bulk
 from ingest.ledger import PATH_CONVENTIONS_FORMAT, RUN_CONTEXT_FORMAT, IngestReport
 from ingest.reading import Unreadable, read_file
 from ingest.run_context import (
@@ -26,7 +27,15 @@ from ingest.run_context import (
     ContextResolver,
 )
 from ingest.sidecars import is_sidecar, sidecar_contexts
-from parsers.base import SourceFile
+from ingest.workers import (
+    CRASH_AT_ENV,
+    Examiner,
+    Job,
+    Settings,
+    same_file,
+    still_current,
+    worker_count,
+)
 from parsers.registry import BY_FORMAT, data_tables
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import (
@@ -50,6 +59,7 @@ class Limits:
     max_parse_seconds: float = DEFAULT_MAX_PARSE_SECONDS
     purge_missing: bool = False
     keep_missing: bool = False  # rows of files gone from disk still feed core and sizing
+    workers: int | None = None  # processes that examine files (None: one per core)
 
 
 Progress = Callable[[int, int], None]  # (files done, files in all)
@@ -90,23 +100,42 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     if forced and any(r["rows_loaded"] for r in kept.values()):
         rows_changed()
     outcomes: list[FileOutcome] = []
+    examiner = Examiner(Settings(frozenset(stale_formats), limits.max_file_bytes,
+                                 limits.max_parse_seconds, os.environ.get(CRASH_AT_ENV)),
+                        worker_count(limits.workers))
+
+    def quick(job: Job) -> FileOutcome | None:
+        file, prior = job
+        if file.relpath in context_files:
+            return _context_file(file, context_files[file.relpath], errors.get(file.relpath),
+                                 prior)
+        return _without_reading(file, prior, stale_formats)
+
+    jobs = [(f, previous.get(f.relpath)) for f in found]
+    unread = {f.relpath for f in found if not f.readable}
+    to_examine = sum(1 for f, prior in jobs if f.relpath not in context_files
+                     and _without_reading(f, prior, stale_formats) is None)
     with store.transaction():  # one run, one commit: readers never see part of it
-        for start in range(0, len(found), CHUNK_FILES):
-            chunk = []
-            for file in found[start:start + CHUNK_FILES]:
-                prior = previous.get(file.relpath)
-                if file.relpath in context_files:
-                    chunk.append(_context_file(file, context_files[file.relpath],
-                                               errors.get(file.relpath), prior))
-                else:
-                    chunk.append(_ingest_one(file, prior, contexts, stale_formats, limits))
-                if (chunk[-1].rows or is_sidecar(file.relpath)) and _changed(chunk[-1], prior):
+        for chunk in _chunks(examiner.outcomes(jobs, quick, to_examine), CHUNK_FILES):
+            for outcome in chunk:
+                _note_context(outcome, contexts, unread)
+                prior = previous.get(outcome.relpath)
+                if (outcome.rows or is_sidecar(outcome.relpath)) and _changed(outcome, prior):
                     rows_changed()
-            validate_in_bulk(chunk, {t.key: t for t in tables})
-            ledger.write_rows(store, chunk, tables)  # and let go of them: memory stays bounded
+            _write(store, chunk, tables)
             outcomes += chunk
             if progress:
                 progress(len(outcomes), len(found))
+        recheck = _orphaned_copies(outcomes)  # carried-over copies whose original went away
+        if recheck:
+            redone = {o.relpath: o for o in Examiner(examiner.settings, 0).outcomes(
+                [(f, None) for f in found if f.relpath in recheck], lambda job: None, 0)}
+            for o in redone.values():
+                _note_context(o, contexts, unread)
+                if _changed(o, previous.get(o.relpath)):
+                    rows_changed()
+            _write(store, list(redone.values()), tables)
+            outcomes = [redone.get(o.relpath, o) for o in outcomes]
         faults.checkpoint("after-parse")
         copies = settle_duplicates(outcomes, previous,
                                    (RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT))
@@ -176,35 +205,55 @@ def _context_file(file: FoundFile, data: bytes | str, error: str | None,
                        f"{file.path.name}: {error}" if error else None)
 
 
-def _ingest_one(file: FoundFile, prior: LedgerEntry | None, contexts: ContextResolver,
-                stale_formats: set[str], limits: Limits) -> FileOutcome:
+def _without_reading(file: FoundFile, prior: LedgerEntry | None, stale_formats: set[str]
+                     ) -> FileOutcome | None:
+    """The outcome of a file that needs no reading: one that cannot be read, one whose
+    size and mtime say it is the file the ledger has (rows still current, or a copy still
+    ignored as the duplicate of another); None for the others."""
     if not file.readable:
         return FileOutcome(file.relpath, "", file.size_bytes, file.mtime_ns, None,
                            file.unread_status or "rejected", file.unread_reason)
-    outcome = _examine_file(file, prior, stale_formats, limits)
-    if outcome.status != "rejected":  # what context it loaded without, and why
-        outcome.note = "; ".join(contexts.resolve(file.relpath).warnings) or None
-    return outcome
-
-
-def _examine_file(file: FoundFile, prior: LedgerEntry | None, stale_formats: set[str],
-                  limits: Limits) -> FileOutcome:
-    if prior and _same_file(prior, file) and _still_current(prior, stale_formats):
+    if prior is None or not same_file(prior, file):
+        return None
+    if still_current(prior, stale_formats):
         return FileOutcome(file.relpath, prior.sha256, file.size_bytes, file.mtime_ns,
                            prior.format, "unchanged", parser_version=prior.parser_version)
-    try:
-        data = read_file(file.path, limits.max_file_bytes)
-    except Unreadable as exc:
-        return FileOutcome(file.relpath, "", file.size_bytes, file.mtime_ns, None, "rejected",
-                           str(exc))
-    sha = hashlib.sha256(data).hexdigest()
-    if prior and prior.sha256 == sha and _still_current(prior, stale_formats):  # touched
-        return FileOutcome(file.relpath, sha, len(data), file.mtime_ns, prior.format,
-                           "unchanged", parser_version=prior.parser_version)
-    outcome = examine(SourceFile(file.relpath, data), limits.max_parse_seconds,
-                      check_rows=False)
-    outcome.mtime_ns = file.mtime_ns
-    return outcome
+    if prior.status == "ignored" and prior.duplicate_of and prior.format not in stale_formats:
+        return FileOutcome(file.relpath, prior.sha256, file.size_bytes, file.mtime_ns,
+                           prior.format, "ignored", prior.error,
+                           duplicate_of=prior.duplicate_of, carried=True)
+    return None
+
+
+def _orphaned_copies(outcomes: list[FileOutcome]) -> set[str]:
+    """Copies carried over as ignored whose original no longer holds their bytes (gone,
+    changed, rejected): they are examined again, and one of them may load instead."""
+    held = {o.relpath: o.sha256 for o in outcomes if o.status in ("loaded", "unchanged")}
+    return {o.relpath for o in outcomes
+            if o.carried and held.get(o.duplicate_of or "") != o.sha256}
+
+
+def _note_context(outcome: FileOutcome, contexts: ContextResolver, unread: set[str]) -> None:
+    """What context a file that was read was read without, and why (the ledger's note)."""
+    if outcome.status != "rejected" and outcome.relpath not in unread and outcome.format \
+            not in (RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT):
+        outcome.note = "; ".join(contexts.resolve(outcome.relpath).warnings) or None
+
+
+def _write(store: Store, chunk: list[FileOutcome], tables: list) -> None:
+    validate_in_bulk(chunk, {t.key: t for t in tables})
+    ledger.write_rows(store, chunk, tables)  # and let go of them: memory stays bounded
+
+
+def _chunks(items: Iterator[FileOutcome], size: int) -> Iterator[list[FileOutcome]]:
+    chunk: list[FileOutcome] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _changed(outcome: FileOutcome, prior: LedgerEntry | None) -> bool:
@@ -224,13 +273,3 @@ def _changed(outcome: FileOutcome, prior: LedgerEntry | None) -> bool:
         prior is not None and prior.status == "rejected" and prior.sha256 == outcome.sha256)
 
 
-def _same_file(prior: LedgerEntry, file: FoundFile) -> bool:
-    return prior.size_bytes == file.size_bytes and prior.mtime_ns == file.mtime_ns
-
-
-def _still_current(prior: LedgerEntry, stale_formats: set[str]) -> bool:
-    """Rows from the same parser version into tables that were not recreated."""
-    if prior.status not in ("loaded", "unchanged") or prior.format in stale_formats:
-        return False
-    parser = BY_FORMAT.get(prior.format or "")
-    return parser is not None and parser.version == prior.parser_version

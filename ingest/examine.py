@@ -39,6 +39,7 @@ class FileOutcome:
     conflicts: list[LabelConflict] = field(default_factory=list)  # evidence inside the file
     duplicate_of: str | None = None  # the copy with the same bytes that loaded instead
     written_rows: int = 0  # rows already written and released
+    carried: bool = False  # taken from the ledger without reading the file
 
     @property
     def rows_loaded(self) -> int:
@@ -144,7 +145,7 @@ def validate_in_bulk(outcomes: list[FileOutcome], tables: dict[str, Table]) -> N
             continue
         try:
             good, problems = validate(table, pl.concat([o.rows[key] for o in owners],
-                                                       how="vertical_relaxed"))
+                                                       how="vertical_relaxed", rechunk=True))
         except ValueError:  # a frame-level failure: find the culprit file by file
             for owner in owners:
                 _validate_one(owner, table)

@@ -140,7 +140,7 @@ def write_rows(store: Store, outcomes: list[FileOutcome], tables: list[Table]) -
     for table in tables:
         frames = [o.rows[table.key] for o in outcomes if table.key in o.rows]
         if frames:
-            store.insert(table, pl.concat(frames, how="vertical"))
+            store.insert(table, pl.concat(frames, how="vertical", rechunk=True))
     for o in outcomes:
         o.release_rows()
 

@@ -46,18 +46,19 @@ def limits_from_environment() -> None:
     one-line error naming the variable, not a traceback mid-run."""
     for name, read, whole in ((config.LOCK_WAIT_ENV, config.lock_wait_s, False),
                               (config.MAX_FILE_BYTES_ENV, config.max_file_bytes, True),
-                              (config.MAX_PARSE_SECONDS_ENV, config.max_parse_seconds, False)):
+                              (config.MAX_PARSE_SECONDS_ENV, config.max_parse_seconds, False),
+                      (config.PARSE_WORKERS_ENV, config.parse_workers, True)):
         text = os.environ.get(name, "")
         try:
             value = read()
         except (ValueError, OverflowError):
             raise UsageError(f"{name}={text!r}: expected "
                              f"{'a whole number' if whole else 'a number'}") from None
-        if value is not None and (not math.isfinite(value) or value < (0 if name ==
-                                                                      config.LOCK_WAIT_ENV
+        at_least_zero = name in (config.LOCK_WAIT_ENV, config.PARSE_WORKERS_ENV)
+        if value is not None and (not math.isfinite(value) or value < (0 if at_least_zero
                                                                       else 1e-9)):
             raise UsageError(f"{name}={text!r}: expected a finite number "
-                             f"{'of at least 0' if name == config.LOCK_WAIT_ENV else 'above 0'}")
+                             f"{'of at least 0' if at_least_zero else 'above 0'}")
 
 
 # Decimals a float keeps, by the unit suffix of its column: what the unit can mean.

@@ -30,6 +30,8 @@ class LedgerEntry:
     format: str | None
     status: str
     parser_version: int | None
+    duplicate_of: str | None = None  # an ignored copy: the path that loaded its bytes
+    error: str | None = None
 
 
 StoreError = duckdb.Error  # what any warehouse operation raises, for callers to catch
@@ -106,8 +108,8 @@ class Store:
 
     def ledger(self) -> dict[str, LedgerEntry]:
         rows = self.con.execute(
-            f"SELECT path, sha256, size_bytes, mtime_ns, format, status, parser_version "
-            f"FROM {INGESTED_FILES.qualified}"
+            f"SELECT path, sha256, size_bytes, mtime_ns, format, status, parser_version, "
+            f"duplicate_of, error FROM {INGESTED_FILES.qualified}"
         ).fetchall()
         return {r[0]: LedgerEntry(*r) for r in rows}
 

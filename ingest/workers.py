@@ -1,0 +1,214 @@
+"""Files examined (read, hashed, detected, parsed) in worker processes, one per core.
+
+Parsing is CPU-bound Python, so threads would not help: a pool of processes started by a
+fork server (a clean process that imported the parsers once; forking the run's own process,
+which holds DuckDB and Dagster threads, is not safe) examines blocks of files while the run
+validates and writes the blocks before. Outcomes come back in the order of the files, and
+only a few blocks are in flight at once, so memory does not grow with the archive.
+
+A worker that dies (a parser crashing the interpreter, the kernel killing it for memory)
+takes no run down: its block is examined again one file per task in a fresh pool, and the
+file whose task kills a worker again is rejected with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import signal
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+from ingest.discovery import FoundFile
+from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine
+from ingest.reading import Unreadable, read_file
+from parsers.base import SourceFile
+from parsers.registry import BY_FORMAT
+from store.store import LedgerEntry
+
+# Measured (bench/run.py): starting the workers costs about a second of one core, which
+# examining about 500 files in-process also costs; below that the run examines in-process.
+MIN_FILES_FOR_WORKERS = 500
+BLOCK_FILES = 32  # files per task: amortises the hand-over, keeps the order cheap
+BLOCK_BYTES = 8 << 20  # a big file travels alone
+IN_FLIGHT_PER_WORKER = 4
+CRASH_AT_ENV = "SIZING_FAULT_WORKER_FILE"  # tests: a worker dies examining this file name
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a worker needs besides the files (picklable: it travels with every task)."""
+
+    stale_formats: frozenset[str]
+    max_file_bytes: int
+    max_parse_seconds: float | None = DEFAULT_MAX_PARSE_SECONDS
+    crash_at: str | None = None
+
+
+Job = tuple[FoundFile, LedgerEntry | None]
+
+
+def worker_count(option: int | None = None) -> int:
+    """Workers to start: the option (SIZING_PARSE_WORKERS), else one per usable core. 0
+    examines every file in the run's own process."""
+    if option is not None:
+        return option
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        os.cpu_count() or 1
+
+
+def examine_found(file: FoundFile, prior: LedgerEntry | None, settings: Settings
+                  ) -> FileOutcome:
+    """One readable file, against what the ledger knew of it: unchanged when its size and
+    mtime (or, once read, its sha256) are the same and its rows are still current; else
+    read, detected, parsed (rows left for bulk validation)."""
+    if prior and same_file(prior, file) and still_current(prior, settings.stale_formats):
+        return FileOutcome(file.relpath, prior.sha256, file.size_bytes, file.mtime_ns,
+                           prior.format, "unchanged", parser_version=prior.parser_version)
+    if settings.crash_at is not None and file.path.name == settings.crash_at:
+        os.kill(os.getpid(), signal.SIGKILL)  # a worker dying, as a segfault would
+    try:
+        data = read_file(file.path, settings.max_file_bytes)
+    except Unreadable as exc:
+        return FileOutcome(file.relpath, "", file.size_bytes, file.mtime_ns, None, "rejected",
+                           str(exc))
+    sha = hashlib.sha256(data).hexdigest()
+    if prior and prior.sha256 == sha and still_current(prior, settings.stale_formats):
+        return FileOutcome(file.relpath, sha, len(data), file.mtime_ns, prior.format,
+                           "unchanged", parser_version=prior.parser_version)  # touched
+    outcome = examine(SourceFile(file.relpath, data), settings.max_parse_seconds,
+                      check_rows=False)
+    outcome.mtime_ns = file.mtime_ns
+    return outcome
+
+
+def same_file(prior: LedgerEntry, file: FoundFile) -> bool:
+    return prior.size_bytes == file.size_bytes and prior.mtime_ns == file.mtime_ns
+
+
+def still_current(prior: LedgerEntry, stale_formats: frozenset[str] | set[str]) -> bool:
+    """Rows from the same parser version into tables that were not recreated."""
+    if prior.status not in ("loaded", "unchanged") or prior.format in stale_formats:
+        return False
+    parser = BY_FORMAT.get(prior.format or "")
+    return parser is not None and parser.version == prior.parser_version
+
+
+def _examine_block(jobs: list[Job], settings: Settings) -> list[FileOutcome]:
+    """A worker's task."""
+    return [examine_found(file, prior, settings) for file, prior in jobs]
+
+
+class _Block:
+    def __init__(self, jobs: list[Job]):
+        self.jobs = jobs
+        self.future: Future[list[FileOutcome]] | None = None
+        self.done: list[FileOutcome] | None = None
+
+
+class Examiner:
+    """Examines files in order: `outcomes(jobs, quick)` yields one outcome per job, in
+    order; `quick` answers a job without reading (or None: the job needs examining)."""
+
+    def __init__(self, settings: Settings, workers: int):
+        self.settings = settings
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self.crashes = 0  # workers lost, for the run's log
+
+    def outcomes(self, jobs: Iterable[Job], quick: Callable[[Job], FileOutcome | None],
+                 expected: int) -> Iterator[FileOutcome]:
+        """`expected`: how many jobs need examining, to decide whether workers pay."""
+        parallel = self.workers > 0 and expected >= MIN_FILES_FOR_WORKERS
+        window: deque[tuple[list[FileOutcome | None], _Block]] = deque()
+        try:
+            for answers, block in self._blocks(jobs, quick):
+                if not parallel:
+                    self._run_here(block)
+                else:
+                    self._submit(block)
+                window.append((answers, block))
+                while window and (len(window) > self.workers * IN_FLIGHT_PER_WORKER
+                                  or window[0][1].future is None):
+                    yield from self._merge(*window.popleft())
+            while window:
+                yield from self._merge(*window.popleft())
+        finally:
+            self.close()
+
+    def _blocks(self, jobs: Iterable[Job], quick: Callable[[Job], FileOutcome | None]
+                ) -> Iterator[tuple[list[FileOutcome | None], _Block]]:
+        answers: list[FileOutcome | None] = []
+        pending: list[Job] = []
+        size = 0
+        for job in jobs:
+            answer = quick(job)
+            answers.append(answer)
+            if answer is None:
+                pending.append(job)
+                size += job[0].size_bytes
+            if len(pending) >= BLOCK_FILES or size >= BLOCK_BYTES or len(answers) >= 4096:
+                yield answers, _Block(pending)
+                answers, pending, size = [], [], 0
+        if answers:
+            yield answers, _Block(pending)
+
+    def _merge(self, answers: list[FileOutcome | None], block: _Block
+               ) -> Iterator[FileOutcome]:
+        examined = iter(self._result(block))
+        for answer in answers:
+            yield answer if answer is not None else next(examined)
+
+    def _run_here(self, block: _Block) -> None:
+        block.done = _examine_block(block.jobs, self.settings)
+
+    def _submit(self, block: _Block) -> None:
+        if not block.jobs:
+            block.done = []
+            return
+        block.future = self._executor().submit(_examine_block, block.jobs, self.settings)
+
+    def _result(self, block: _Block) -> list[FileOutcome]:
+        if block.done is not None:
+            return block.done
+        assert block.future is not None
+        try:
+            return block.future.result()
+        except BrokenProcessPool:
+            self._lost_pool()
+            return [self._alone(job) for job in block.jobs]
+
+    def _alone(self, job: Job) -> FileOutcome:
+        """One file in a task of its own: the one that kills a worker is rejected."""
+        try:
+            return self._executor().submit(_examine_block, [job], self.settings).result()[0]
+        except BrokenProcessPool:
+            self._lost_pool()
+            file = job[0]
+            return FileOutcome(
+                file.relpath, "", file.size_bytes, file.mtime_ns, None, "rejected",
+                "the worker process examining this file died (the parser crashed the "
+                "interpreter, or the system ran out of memory); examined again alone, it "
+                "died again: check the file, or lower SIZING_MAX_FILE_BYTES")
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["ingest.workers"])
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+        return self._pool
+
+    def _lost_pool(self) -> None:
+        self.crashes += 1
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
