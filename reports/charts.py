@@ -88,9 +88,33 @@ def full_spec(p: Plot) -> dict[str, Any]:
 
 
 def svg(p: Plot) -> str:
-    """The chart as static SVG text (Vega escapes every string drawn)."""
+    """The chart as static SVG text (Vega escapes every string drawn), its element ids
+    numbered from ID_PLACEHOLDER (see `with_ids`)."""
     drawn = vl_convert.vegalite_to_svg(full_spec(p))
-    return drawn.replace("<svg ", f'<svg role="img" aria-label="{_attr(p.title)}" ', 1)
+    drawn = drawn.replace("<svg ", f'<svg role="img" aria-label="{_attr(p.title)}" ', 1)
+    return _numbered_ids(drawn)
+
+
+# vl-convert numbers the ids of the clip paths it draws with one counter per process: ids
+# are unique in a page only when every chart of the page was drawn in one process, in page
+# order. Numbered per chart from a placeholder, a chart's SVG is the same wherever and
+# whenever it was drawn, and the page gives every chart its own prefix.
+ID_PLACEHOLDER = "__chart__"
+_ID_REFERENCE = re.compile(r'(id="|url\(#|href="#)([^"()#]+)(["\)])')
+
+
+def _numbered_ids(drawn: str) -> str:
+    ids: dict[str, str] = {}
+    for match in re.finditer(r'\sid="([^"]+)"', drawn):
+        ids.setdefault(match[1], f"{ID_PLACEHOLDER}-{len(ids)}")
+    if not ids:
+        return drawn
+    return _ID_REFERENCE.sub(lambda m: m[1] + ids.get(m[2], m[2]) + m[3], drawn)
+
+
+def with_ids(drawn: str, prefix: str) -> str:
+    """A drawn chart with its ids made unique in the page by `prefix`."""
+    return drawn.replace(ID_PLACEHOLDER, prefix)
 
 
 def spec_json(p: Plot) -> str:

@@ -16,7 +16,7 @@ from html import escape
 
 import polars as pl
 
-from reports import charts
+from reports import chart_cache, charts
 from reports.charts import Plot
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -185,7 +185,10 @@ class Drawer:
                     f'<script type="application/json" id="{ident}-spec">'
                     f"{charts.spec_json(p)}</script>")
         else:
-            body = charts.svg(p)
+            cache = chart_cache.current()
+            drawn = charts.svg(p) if cache is None else cache.svg(
+                chart_cache.digest(charts.full_spec(p)), lambda: charts.svg(p))
+            body = charts.with_ids(drawn, f"plot-{self.count}")
         caption = f"<figcaption>{esc(p.caption)}</figcaption>" if p.caption else ""
         return f"<figure {attrs}><h3>{esc(p.title)}</h3>{body}{caption}</figure>"
 

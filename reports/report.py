@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from reports import chart_cache
+from reports.chart_cache import ChartCache
 from reports.checks import CheckOutcome
 from reports.html import Section, page
 from reports.sections.coverage import coverage
@@ -57,8 +59,10 @@ def write_report(store: Store, out: Path, checks: Sequence[CheckOutcome] | None 
     """Render and write atomically (a reader never sees half a report). `interactive`
     embeds the Vega libraries (about 0.9 MB, nothing fetched) for zoom, tooltips and
     legend selection; the default is static SVG and no script."""
-    html, parts = render(store, checks, source, interactive=interactive)
     out.parent.mkdir(parents=True, exist_ok=True)
+    with chart_cache.active(ChartCache(chart_cache.cache_path(out))) as cache:
+        html, parts = render(store, checks, source, interactive=interactive)
+    cache.save()
     fd, tmp = tempfile.mkstemp(prefix=".sizing-report-", suffix=".html", dir=out.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -10,6 +10,7 @@ import altair as alt
 import polars as pl
 
 from reports import charts
+from reports.chart_cache import memo
 from reports.data import has_rows, read, text
 from reports.html import Section, esc, name, number, paragraph, raw_table
 from reports.sections.memory import memory
@@ -114,6 +115,7 @@ def _title(model: object, gpu: object) -> str:
     return f"{text(model)} on {text(gpu, '(unknown GPU)')}"
 
 
+@memo
 def _knee(model: object, gpu: object, levels: pl.DataFrame, optima: pl.DataFrame | None,
           chosen: pl.DataFrame | None) -> charts.Plot:
     data = levels.select("sweep", "concurrency", "throughput_per_s", "latency_p95_ms")
@@ -187,6 +189,7 @@ def _chosen(levels: pl.DataFrame, chosen: pl.DataFrame | None) -> list[dict]:
     return found
 
 
+@memo
 def _memory_latency(model: object, gpu: object, levels: pl.DataFrame) -> charts.Plot | None:
     """Model Analyzer's 'GPU memory against latency': what each step of concurrency costs
     in memory for the latency it buys."""
@@ -234,6 +237,7 @@ def _breakdowns(section: Section, levels: pl.DataFrame) -> None:
     section.grid(plots)
 
 
+@memo
 def _breakdown(sweep: dict, rows: pl.DataFrame) -> charts.Plot:
     parts: list[dict] = []
     for r in rows.to_dicts():

@@ -8,6 +8,7 @@ import math
 import altair as alt
 
 from reports import charts
+from reports.chart_cache import memo
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, details, paragraph, table
 from store.store import Store
@@ -74,6 +75,7 @@ def _group(bpp: float | None) -> str:
     return "unknown bytes/param" if bpp is None else f"{bpp:g} bytes/param"
 
 
+@memo
 def _chart(plotted: list[dict], rules: list[dict]) -> charts.Plot:
     points = [{"model": text(r["model"]), "gpu": text(r["gpu_model"]),
                "parameters_billions": r["parameters_billions"],

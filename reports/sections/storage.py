@@ -9,6 +9,7 @@ import altair as alt
 import polars as pl
 
 from reports import charts
+from reports.chart_cache import memo
 from reports.data import has_rows, read, text
 from reports.html import (
     GB,
@@ -79,6 +80,7 @@ def storage(store: Store) -> Section:
     return section
 
 
+@memo
 def _capability(capability: pl.DataFrame) -> charts.Plot:
     data = capability.drop_nulls("best_bandwidth_bytes_per_s").with_columns(
         gb_per_s=pl.col("best_bandwidth_bytes_per_s") / GB,
@@ -176,6 +178,7 @@ def _demand_pivot(rows: list[dict]) -> str:
     return raw_table(head, out)
 
 
+@memo
 def _demand_chart(rows: list[dict]) -> charts.Plot:
     """Read bandwidth each training configuration demanded at the GPU counts it ran
     (solid), extrapolated at the per-GPU rate of its largest run (dashed) up to where each

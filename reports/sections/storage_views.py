@@ -8,6 +8,7 @@ import altair as alt
 import polars as pl
 
 from reports import charts
+from reports.chart_cache import memo
 from reports.data import columns, has_rows, read, text
 from reports.html import GB, Section, block, esc, name, number, paragraph, raw_table
 from store.store import Store
@@ -136,6 +137,7 @@ def _x(dim: str, title: str, values: list) -> alt.X:
                  axis=alt.Axis(values=values, format="d"))
 
 
+@memo
 def _curve(points: pl.DataFrame, dim: str, what: str, title: str, metric: str, label: str,
            kind: str, heading: str) -> charts.Plot | None:
     fixed = tuple(d for d, _, _ in DIMENSIONS if d != dim)
@@ -158,6 +160,7 @@ def _curve(points: pl.DataFrame, dim: str, what: str, title: str, metric: str, l
                        data.height, data["curve"].n_unique(), width=charts.THIRD)
 
 
+@memo
 def _scaling(scaling: pl.DataFrame) -> charts.Plot | None:
     data = (scaling.drop_nulls(["jobs", "best_bandwidth_bytes_per_s"])
             .with_columns(gb_per_s=pl.col("best_bandwidth_bytes_per_s") / GB,

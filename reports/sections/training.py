@@ -7,6 +7,7 @@ import altair as alt
 import polars as pl
 
 from reports import charts
+from reports.chart_cache import memo
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, details, esc, name, number, paragraph, raw_table, table
 from store.store import Store
@@ -69,6 +70,7 @@ def _gpus_axis(title: str, values: list[int]) -> alt.X:
                  axis=alt.Axis(values=values, format="d"))
 
 
+@memo
 def _speedup(title: str, rows: pl.DataFrame) -> charts.Plot:
     data = rows.select("group", "gpus", "speedup", "scaling_efficiency", "images_per_sec")
     values = sorted(set(data["gpus"].to_list()))
@@ -92,6 +94,7 @@ def _speedup(title: str, rows: pl.DataFrame) -> charts.Plot:
                        alt.layer(*layer), data.height, data["group"].n_unique())
 
 
+@memo
 def _efficiency(title: str, rows: pl.DataFrame) -> charts.Plot:
     data = rows.drop_nulls("scaling_efficiency").with_columns(
         efficiency_pct=pl.col("scaling_efficiency") * 100).select(

@@ -1,0 +1,136 @@
+"""Charts drawn for the last report are not drawn again when their data did not change.
+
+Building a chart with Altair and drawing it with vl-convert cost about 0.1 s each, and a
+lab's report has about a hundred: most of a run that adds one file to a big archive, where
+almost every chart is the one drawn last time. So the report keeps, in one JSON file beside
+it, each chart it drew: the Plot under a digest of the inputs of the function that made it
+(`@memo`), and the SVG under a digest of the Vega-Lite spec. Both digests include a digest
+of the report code, so a change to any chart's code draws every chart again. The file only
+holds the charts of the last report (it never grows), and deleting it is always safe.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, ParamSpec
+
+import polars as pl
+
+from reports.charts import Plot
+
+P = ParamSpec("P")
+_ACTIVE: contextvars.ContextVar[ChartCache | None] = contextvars.ContextVar(
+    "chart_cache", default=None)
+
+
+@functools.cache
+def code_digest() -> str:
+    """Of every module of the report: the charts' code and its styles."""
+    digest = hashlib.sha256()
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_path(report: Path) -> Path:
+    return report.with_name(f".{report.stem}.charts.json")
+
+
+class ChartCache:
+    def __init__(self, path: Path | None):
+        self.path = path
+        self._plots: dict[str, dict | None] = {}
+        self._svgs: dict[str, str] = {}
+        self._used_plots: dict[str, dict | None] = {}
+        self._used_svgs: dict[str, str] = {}
+        self.hits = self.misses = 0
+        if path is not None:
+            self._load(path)
+
+    def _load(self, path: Path) -> None:
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return  # absent or damaged: every chart is drawn
+        if not isinstance(saved, dict) or saved.get("code") != code_digest():
+            return
+        self._plots = saved.get("plots") or {}
+        self._svgs = saved.get("svgs") or {}
+
+    def plot(self, key: str, build: Callable[[], Plot | None]) -> Plot | None:
+        if key in self._plots:
+            self.hits += 1
+            found = self._plots[key]
+            self._used_plots[key] = found
+            return None if found is None else Plot(**found)
+        self.misses += 1
+        made = build()
+        self._used_plots[key] = None if made is None else dataclasses.asdict(made)
+        return made
+
+    def svg(self, spec_key: str, render: Callable[[], str]) -> str:
+        if spec_key not in self._svgs:
+            self._svgs[spec_key] = render()
+        self._used_svgs[spec_key] = self._svgs[spec_key]
+        return self._svgs[spec_key]
+
+    def save(self) -> None:
+        """Keep what this report used (atomically: a reader never sees half of it)."""
+        if self.path is None:
+            return
+        text = json.dumps({"code": code_digest(), "plots": self._used_plots,
+                           "svgs": self._used_svgs}, separators=(",", ":"))
+        fd, tmp = tempfile.mkstemp(prefix=".charts-", suffix=".json", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, self.path)
+        except OSError:
+            Path(tmp).unlink(missing_ok=True)  # a cache that cannot be kept is only slower
+
+
+@contextmanager
+def active(cache: ChartCache) -> Iterator[ChartCache]:
+    token = _ACTIVE.set(cache)
+    try:
+        yield cache
+    finally:
+        _ACTIVE.reset(token)
+
+
+def current() -> ChartCache | None:
+    return _ACTIVE.get()
+
+
+def memo(build: Callable[P, Plot | None]) -> Callable[P, Plot | None]:
+    """A function making a Plot from its arguments only, remembered by their digest."""
+    @functools.wraps(build)
+    def cached(*args: P.args, **kwargs: P.kwargs) -> Plot | None:
+        cache = _ACTIVE.get()
+        if cache is None:
+            return build(*args, **kwargs)
+        key = digest(build.__module__, build.__qualname__, args, kwargs)
+        return cache.plot(key, lambda: build(*args, **kwargs))
+    return cached
+
+
+def digest(*parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts, default=_plain, sort_keys=True,
+                                     separators=(",", ":")).encode()).hexdigest()
+
+
+def _plain(value: object) -> Any:
+    """JSON for what chart functions take: frames (schema and rows), dates, numbers."""
+    if isinstance(value, pl.DataFrame):
+        return {"schema": {k: str(v) for k, v in value.schema.items()}, "rows": value.rows()}
+    return repr(value)

@@ -1,0 +1,109 @@
+"""The report's chart cache: a chart whose data did not change is neither built nor drawn
+again, the page is the same byte for byte, a changed table redraws only its charts, and a
+damaged or foreign cache file costs time, never a wrong chart."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from reports import chart_cache, charts
+from reports.chart_cache import ChartCache, cache_path
+from reports.report import render, write_report
+from store.store import Store, connect
+from tests.test_report import build
+
+NOW = dt.datetime(2026, 11, 23, 12, 0)
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory) -> Path:
+    path, result = build(tmp_path_factory.mktemp("cache"))
+    assert result.success
+    return path
+
+
+def rendered(store: Store, cache: ChartCache) -> tuple[str, ChartCache]:
+    with chart_cache.active(cache):
+        html, _ = render(store, now=NOW)
+    return html, cache
+
+
+def no_drawing(monkeypatch) -> None:
+    def refuse(spec):
+        raise AssertionError(f"drew {spec.get('description')!r} again")
+    monkeypatch.setattr(charts.vl_convert, "vegalite_to_svg", refuse)
+
+
+def test_a_second_report_draws_nothing_and_is_the_same_page(warehouse, tmp_path, monkeypatch):
+    store = Store(connect(warehouse, read_only=True))
+    first, cache = rendered(store, ChartCache(tmp_path / "c.json"))
+    cache.save()
+    drawn = len(re.findall(r'<figure class="chart"', first))
+    assert drawn >= 10 and cache.misses >= drawn - 2  # grids can hold two charts a call
+    no_drawing(monkeypatch)
+    again, warm = rendered(store, ChartCache(tmp_path / "c.json"))
+    assert (warm.hits, warm.misses) == (cache.misses, 0)
+    assert again == first
+
+
+def test_every_id_in_the_page_is_unique_and_every_reference_resolves(warehouse, tmp_path):
+    store = Store(connect(warehouse, read_only=True))
+    html, cache = rendered(store, ChartCache(tmp_path / "c.json"))
+    cache.save()
+    html_warm, _ = rendered(store, ChartCache(tmp_path / "c.json"))
+    for page in (html, html_warm):
+        ids = re.findall(r'\sid="([^"]+)"', page)
+        assert len(ids) == len(set(ids))
+        assert set(re.findall(r"url\(#([^)]+)\)", page)) <= set(ids)
+        assert any(re.fullmatch(r"plot-\d+-\d+", i) for i in ids)
+
+
+def test_a_changed_table_draws_only_its_charts(warehouse, tmp_path, monkeypatch):
+    copy = tmp_path / "wh.duckdb"
+    copy.write_bytes(warehouse.read_bytes())
+    con = connect(copy)
+    store = Store(con)
+    _, cache = rendered(store, ChartCache(tmp_path / "c.json"))
+    cache.save()
+    before = con.execute("SELECT count(*) FROM sizing.training_scaling").fetchone()[0]
+    con.execute("UPDATE sizing.training_scaling SET scaling_efficiency = "
+                "scaling_efficiency * 0.5 WHERE gpus > 1")
+    html, changed = rendered(store, ChartCache(tmp_path / "c.json"))
+    assert before > 0
+    assert 1 <= changed.misses <= 4  # the training charts only
+    assert changed.hits == cache.misses - changed.misses
+    assert 'data-plot="training-efficiency"' in html
+
+
+def test_a_damaged_or_foreign_cache_only_costs_time(warehouse, tmp_path):
+    store = Store(connect(warehouse, read_only=True))
+    path = tmp_path / "c.json"
+    reference, _ = rendered(store, ChartCache(None))
+    for content in ("{not json", json.dumps({"code": "another version", "plots": {},
+                                              "svgs": {}}), "[1, 2]", ""):
+        path.write_text(content)
+        html, cache = rendered(store, ChartCache(path))
+        assert (cache.hits, html) == (0, reference)
+
+
+def test_write_report_keeps_the_cache_beside_the_report(warehouse, tmp_path):
+    store = Store(connect(warehouse, read_only=True))
+    out = tmp_path / "r" / "report.html"
+    write_report(store, out)
+    saved = json.loads(cache_path(out).read_text())
+    assert cache_path(out).name == ".report.charts.json"
+    assert saved["code"] == chart_cache.code_digest()
+    assert len(saved["svgs"]) == len(re.findall(r'<figure class="chart"', out.read_text()))
+
+
+def test_the_digest_of_a_frame_follows_its_values():
+    a = pl.DataFrame({"x": [1.0, 2.0]})
+    assert chart_cache.digest(a) == chart_cache.digest(pl.DataFrame({"x": [1.0, 2.0]}))
+    assert chart_cache.digest(a) != chart_cache.digest(pl.DataFrame({"x": [1.0, 2.5]}))
+    assert chart_cache.digest(a) != chart_cache.digest(pl.DataFrame({"y": [1.0, 2.0]}))
