@@ -15,12 +15,16 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
-import pandera.polars as pa
 import polars as pl
 
 from parsers.base import RowProblem
+from schemas.checks import Check
 from schemas.spec import Table
+
+if TYPE_CHECKING:  # imported where rows need pandera: it costs half a second
+    import pandera.polars as pa
 
 _SCHEMAS: dict[str, pa.DataFrameSchema] = {}
 _SHOWN_CHARS = 40  # of a value too long to quote whole (a 5,000-digit number)
@@ -95,6 +99,8 @@ def _schema_of(table: Table, columns: tuple[str, ...]) -> pa.DataFrameSchema:
 
 def _run_pandera(table: Table, checked: pl.DataFrame, schema: pa.DataFrameSchema,
                  rows: list[int] | None, reasons: _Reasons) -> None:
+    import pandera.polars as pa
+
     try:
         schema.validate(checked, lazy=True)
     except pa.errors.SchemaErrors as exc:
@@ -170,7 +176,7 @@ def _screen_of(table: Table) -> tuple[dict[str, pl.Expr], dict[str, pl.Expr]] | 
     return screens
 
 
-def _passes(check: pa.Check, col: pl.Expr) -> pl.Expr | None:
+def _passes(check: Check, col: pl.Expr) -> pl.Expr | None:
     """The polars expression of a built-in check (as pandera's polars backend writes it)."""
     stats = check.statistics or {}
     match check.name:
@@ -193,7 +199,7 @@ def _passes(check: pa.Check, col: pl.Expr) -> pl.Expr | None:
     return None
 
 
-def _all_pass(check: pa.Check, col: pl.Expr, passes: pl.Expr) -> pl.Expr:
+def _all_pass(check: Check, col: pl.Expr, passes: pl.Expr) -> pl.Expr:
     """True only if every value passes `check`, from aggregates where they say so: min()
     skips NaN, which passes a lower bound anyway (polars orders NaN above every number);
     nan_max() keeps it, and NaN fails an upper bound and 'finite'."""

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import pandera.polars as pa
-
+from schemas.checks import Check
 from schemas.spec import NON_NEGATIVE, Table, integer, real, text
 
 VIRTUALIZATION = ("bare-metal", "vm")
@@ -18,11 +17,11 @@ CONTEXT_COLUMNS = (
     integer("gpus_per_node", "GPUs per node (run.yaml 'gpus_per_node').", checks=NON_NEGATIVE),
     integer("nodes", "Nodes in the run (run.yaml 'nodes').", checks=NON_NEGATIVE),
     text("virtualization", "bare-metal or vm (run.yaml 'virtualization').",
-         checks=(pa.Check.isin(VIRTUALIZATION),)),
+         checks=(Check.isin(VIRTUALIZATION),)),
     text("storage_system", "Storage system name (run.yaml 'storage_system')."),
     text("network", "Interconnect or network (run.yaml 'network')."),
     text("precision", "Numeric precision (run.yaml 'precision').",
-         checks=(pa.Check.isin(PRECISIONS),)),
+         checks=(Check.isin(PRECISIONS),)),
     text("dataset", "Dataset name (run.yaml 'dataset')."),
     text("run_date", "Date of the run as written in run.yaml 'date' (ISO 8601)."),
     text("tags", "Free key/value tags as a JSON object: run.yaml 'tags' plus unknown keys."),
@@ -55,9 +54,9 @@ REFERENCE_MODELS = Table(
     (
         text("model", "Model name, as the profilers report it.", nullable=False),
         real("parameters_billions", "Parameter count in billions.", nullable=False,
-             checks=(pa.Check.gt(0),)),
+             checks=(Check.gt(0),)),
         text("precision", "Precision the model is served in: " + ", ".join(PRECISIONS) + ".",
-             nullable=False, checks=(pa.Check.isin(PRECISIONS),)),
+             nullable=False, checks=(Check.isin(PRECISIONS),)),
         integer("source_line", "Line in models.csv."),
     ),
 )
@@ -68,7 +67,7 @@ REFERENCE_GPUS = Table(
     (
         text("gpu_model", "GPU model name, as used in run.yaml 'gpu_model'.", nullable=False),
         real("memory_gb", "Memory of one GPU, decimal GB.", nullable=False,
-             checks=(pa.Check.gt(0),)),
+             checks=(Check.gt(0),)),
         integer("source_line", "Line in gpus.csv."),
     ),
 )

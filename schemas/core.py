@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pandera.polars as pa
-
 from schemas import metrics as m
+from schemas.checks import Check
 from schemas.context import CONTEXT_COLUMNS
 from schemas.domains import Domain
 from schemas.model_analyzer import (
@@ -28,7 +27,7 @@ INFERENCE_MEASUREMENTS = Table(
     "both hold a measurement, the checkpoint's unrounded values are used.",
     (
         text("tool", "Profiler: " + ", ".join(TOOLS) + ".", nullable=False,
-             checks=(pa.Check.isin(TOOLS),)),
+             checks=(Check.isin(TOOLS),)),
         text("source_format", "Format of the source file (see raw.ingested_files.format).",
              nullable=False),
         text("run_folder", "Folder of the profiling run (Model Analyzer export folder, else "

@@ -6,14 +6,13 @@ DIRECTION and ACCESS (schemas.metrics) are shared with the other storage tables 
 
 from __future__ import annotations
 
-import pandera.polars as pa
-
 from schemas import metrics as m
+from schemas.checks import Check
 from schemas.metrics import ACCESS, DIRECTION
 from schemas.spec import NON_NEGATIVE, Table, flag, integer, real, text
 
 STATUS = text("status", "ok for a printed result; failed when an error replaced it.",
-              nullable=False, checks=(pa.Check.isin(["ok", "failed"]),))
+              nullable=False, checks=(Check.isin(["ok", "failed"]),))
 
 GDSIO_RESULTS = Table(
     "raw", "gdsio_results",

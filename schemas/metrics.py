@@ -6,8 +6,7 @@ Units are in the names and fixed here: times in milliseconds, memory in decimal 
 
 from __future__ import annotations
 
-import pandera.polars as pa
-
+from schemas.checks import Check
 from schemas.spec import NON_NEGATIVE, PERCENT, Column, integer, real, text
 
 MODEL = text("model", "Model name as the profiler reported it.")
@@ -77,6 +76,6 @@ SOURCE_LINE = integer("source_line", "1-based line of the input file this row ca
 
 # Storage measurements (gdsio, elbencho, core.storage_measurements)
 DIRECTION = text("direction", "read, write or mixed; NULL for phases that move no data.",
-                 checks=(pa.Check.isin(["read", "write", "mixed"]),))
+                 checks=(Check.isin(["read", "write", "mixed"]),))
 ACCESS = text("access", "sequential or random offsets.",
-              checks=(pa.Check.isin(["sequential", "random"]),))
+              checks=(Check.isin(["sequential", "random"]),))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import pandera.polars as pa
-
+from schemas.checks import Check
 from schemas.sizing import PERCENTILES
 from schemas.spec import Table, integer, real, text
 
-_PERCENTILE = (pa.Check.isin(PERCENTILES),)
-_POSITIVE = (pa.Check.gt(0),)
+_PERCENTILE = (Check.isin(PERCENTILES),)
+_POSITIVE = (Check.gt(0),)
 
 SLO_POLICIES = Table(
     "raw", "slo_policies",

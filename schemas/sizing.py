@@ -7,8 +7,7 @@ suites in `assets/sizing_checks.py`, so no rule is written twice.
 
 from __future__ import annotations
 
-import pandera.polars as pa
-
+from schemas.checks import Check
 from schemas.domains import Domain
 from schemas.spec import Table, flag, integer, real, text
 
@@ -26,7 +25,7 @@ _SWEEP = (
 )
 _SLO = (
     text("slo_percentile", "Latency statistic the SLO limits: " + ", ".join(PERCENTILES)
-         + "; NULL for no limit.", checks=(pa.Check.isin(PERCENTILES),)),
+         + "; NULL for no limit.", checks=(Check.isin(PERCENTILES),)),
     real("slo_max_latency_ms", "Latency limit of the SLO, ms; NULL for no limit."),
 )
 

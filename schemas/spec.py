@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pandera.polars as pa
 import polars as pl
 
+from schemas.checks import FINITE, Check
 from schemas.domains import Domain, domain_of
+
+if TYPE_CHECKING:
+    import pandera.polars as pa
 
 _DUCKDB_TYPES: dict[type[pl.DataType], str] = {
     pl.Utf8: "VARCHAR",
@@ -31,14 +35,14 @@ class Column:
     dtype: type[pl.DataType]
     description: str
     nullable: bool = True
-    checks: tuple[pa.Check, ...] = ()
+    checks: tuple[Check, ...] = ()
     domain: Domain | None = None  # only where the name's rule (schemas/domains.py) is wrong
 
     @property
     def duckdb_type(self) -> str:
         return _DUCKDB_TYPES[self.dtype]
 
-    def all_checks(self) -> list[pa.Check]:
+    def all_checks(self) -> list[Check]:
         """The column's own checks, then its domain's (schemas/domains.py): finite, and the
         bounds its own checks do not already hold."""
         checks = list(self.checks)
@@ -50,10 +54,10 @@ class Column:
         own = [c.statistics or {} for c in self.checks]
         if domain.lo is not None and not any(s.get("min_value", -math.inf) >= domain.lo
                                              for s in own):
-            checks.append(pa.Check.ge(self._bound(domain.lo), error=domain.lo_error()))
+            checks.append(Check.ge(self._bound(domain.lo), error=domain.lo_error()))
         if domain.hi is not None and not any(s.get("max_value", math.inf) <= domain.hi
                                              for s in own):
-            checks.append(pa.Check.le(self._bound(domain.hi), error=domain.hi_error()))
+            checks.append(Check.le(self._bound(domain.hi), error=domain.hi_error()))
         return checks
 
     def _bound(self, value: float) -> float | int:
@@ -76,14 +80,8 @@ def flag(name: str, description: str, **kw: object) -> Column:
     return Column(name, pl.Boolean, description, **kw)  # type: ignore[arg-type]
 
 
-def _is_finite(data: pa.PolarsData) -> pl.LazyFrame:
-    return data.lazyframe.select(pl.col(data.key).is_finite())
-
-
-# NaN and ±Infinity are never data. (polars orders NaN above every number: ge(0) passes it.)
-FINITE = pa.Check(_is_finite, name="finite", error="finite")
-NON_NEGATIVE = (pa.Check.ge(0),)
-PERCENT = (pa.Check.in_range(0, 100),)
+NON_NEGATIVE = (Check.ge(0),)
+PERCENT = (Check.in_range(0, 100),)
 
 # Every data row says which file, at which version, it came from.
 LINEAGE = (
@@ -119,8 +117,11 @@ class Table:
         return {c.name: c.dtype for c in self.all_columns}
 
     def pandera_schema(self) -> pa.DataFrameSchema:
+        import pandera.polars as pa  # here only: its import costs half a second
+
         return pa.DataFrameSchema(
-            {c.name: pa.Column(c.dtype, c.all_checks(), nullable=c.nullable)
+            {c.name: pa.Column(c.dtype, [k.to_pandera() for k in c.all_checks()],
+                               nullable=c.nullable)
              for c in self.all_columns},
             name=self.key,
             strict=True,

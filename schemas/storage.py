@@ -10,9 +10,8 @@ bandwidth > 0, max_gpus_fed >= 0, write_seconds > 0, ...) are Great Expectations
 
 from __future__ import annotations
 
-import pandera.polars as pa
-
 from schemas import metrics as m
+from schemas.checks import Check
 from schemas.context import CONTEXT_COLUMNS, PRECISIONS, VIRTUALIZATION
 from schemas.metrics import ACCESS, DIRECTION
 from schemas.spec import NON_NEGATIVE, Table, flag, integer, real, text
@@ -24,7 +23,7 @@ STATUSES = ("ok", "failed")
 # and two fp32 Adam moments (4 + 4) per parameter. Gradients are not checkpointed.
 DEFAULT_BYTES_PER_PARAMETER = 14.0
 
-_POSITIVE = (pa.Check.gt(0),)
+_POSITIVE = (Check.gt(0),)
 _CONTEXT = {c.name: c for c in CONTEXT_COLUMNS}
 
 # --- reference data --------------------------------------------------------------------
@@ -74,7 +73,7 @@ TRANSFER = text("transfer", "Data path: cpu (host memory), gpudirect (GPUDirect 
                 "cuFile), cpu_gpu (host bounce buffer then GPU), gpudirect_async, "
                 "gpudirect_batch, ... (gdsio's names, see raw.gdsio_results.transfer).")
 TOOL = text("tool", "Benchmark: " + ", ".join(TOOLS) + ".", nullable=False,
-            checks=(pa.Check.isin(TOOLS),))
+            checks=(Check.isin(TOOLS),))
 STORAGE_SYSTEM = text("storage_system", "Storage system measured (run.yaml "
                       "'storage_system').", nullable=False)
 
@@ -137,7 +136,7 @@ STORAGE_MEASUREMENTS = Table(
                 "figures, truncated), gdsio DataSetSize done, elbencho total. With runtime_s "
                 "it checks bandwidth_bytes_per_s.", checks=NON_NEGATIVE),
         text("status", "ok, or failed (the tool reported an error: numbers may be partial "
-             "or absent).", nullable=False, checks=(pa.Check.isin(STATUSES),)),
+             "or absent).", nullable=False, checks=(Check.isin(STATUSES),)),
         text("error_message", "The error the tool reported, for failed rows."),
         text("hostname", "Client host (fio client/server, MLPerf Storage rank 0)."),
         real("accelerator_utilization_pct", "MLPerf Storage: mean accelerator utilization "
@@ -239,8 +238,8 @@ TRAINING_STORAGE_DEMAND = Table(
         text("model", "Model trained.", nullable=False),
         text("dataset", "Dataset trained on (its sample size is used).", nullable=False),
         text("gpu_model", "GPU model."),
-        text("precision", "Training precision.", checks=(pa.Check.isin(PRECISIONS),)),
-        text("virtualization", "bare-metal or vm.", checks=(pa.Check.isin(VIRTUALIZATION),)),
+        text("precision", "Training precision.", checks=(Check.isin(PRECISIONS),)),
+        text("virtualization", "bare-metal or vm.", checks=(Check.isin(VIRTUALIZATION),)),
         integer("gpus", "GPUs in the configuration's runs.", checks=NON_NEGATIVE),
         integer("runs", "ok training runs summarized.", nullable=False, checks=_POSITIVE),
         integer("synthetic_runs", "Of which on synthetic data.", nullable=False,
@@ -287,7 +286,7 @@ CHECKPOINT_WRITE = Table(
         real("bytes_per_parameter", "Checkpoint bytes per parameter.", nullable=False,
              checks=_POSITIVE),
         text("bytes_per_parameter_source", "'checkpoint_bytes.csv' or 'default'.",
-             nullable=False, checks=(pa.Check.isin(["checkpoint_bytes.csv", "default"]),)),
+             nullable=False, checks=(Check.isin(["checkpoint_bytes.csv", "default"]),)),
         real("checkpoint_bytes", "parameters_billions x 1e9 x bytes_per_parameter.",
              nullable=False, checks=NON_NEGATIVE),
         STORAGE_SYSTEM,

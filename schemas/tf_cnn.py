@@ -8,9 +8,8 @@ path conventions or run.yaml, not from guesses.
 
 from __future__ import annotations
 
-import pandera.polars as pa
-
 from schemas import metrics as m
+from schemas.checks import Check
 from schemas.spec import NON_NEGATIVE, PERCENT, Column, Table, flag, integer, real, text
 
 STATUSES = ("ok", "failed", "incomplete", "not_measured", "ambiguous")
@@ -22,7 +21,7 @@ PHASES = ("benchmark", "eval")
 
 RUN_INDEX = integer("run_index", "1-based position of the run in its output stream (the file, "
                     "or one rank's tagged lines): runs appended to one file are 1, 2, ...",
-                    nullable=False, checks=(pa.Check.ge(1),))
+                    nullable=False, checks=(Check.ge(1),))
 RANK = integer("rank", "MPI rank from an mpirun --tag-output '[1,<rank>]' prefix; NULL when "
                "lines are not tagged.", checks=NON_NEGATIVE)
 LOG_DIR = text("log_dir", "Folder of the file (relative to the raw root): the run-info JSON "
@@ -30,7 +29,7 @@ LOG_DIR = text("log_dir", "Folder of the file (relative to the raw root): the ru
                "(log_dir, phase).", nullable=False)
 PHASE = text("phase", "'eval' for --eval output (eval_* metrics, run-info mode 'evaluation'), "
              "'benchmark' for the timed loop of training and forward-only runs.",
-             nullable=False, checks=(pa.Check.isin(PHASES),))
+             nullable=False, checks=(Check.isin(PHASES),))
 
 
 def _rate(name: str, what: str) -> Column:
@@ -46,7 +45,7 @@ _HEADER_COLUMNS = (
     flag("synthetic", "TRUE when 'Dataset:' says '(synthetic)', FALSE for real data, NULL "
          "when there is no Dataset line."),
     text("mode", "'training', 'evaluation', 'forward only' or 'training + evaluation' "
-         "('forward-only' of old logs normalised).", checks=(pa.Check.isin(MODES),)),
+         "('forward-only' of old logs normalised).", checks=(Check.isin(MODES),)),
     flag("single_session", "'SingleSess:' (TRUE only for distributed_all_reduce)."),
     integer("batch_global", "Global batch size ('Batch size: <G> global').", checks=NON_NEGATIVE),
     integer("batch_per_device", "Per-device batch size ('<P> per device'; 64.0 in old logs is "
@@ -103,9 +102,9 @@ _OUTCOME_COLUMNS = (
          "failed: an error ended it; incomplete: the output stops without an error; "
          "not_measured: a parameter-server task (never prints a total); ambiguous: several "
          "untagged non-Horovod processes wrote into one file.", nullable=False,
-         checks=(pa.Check.isin(STATUSES),)),
+         checks=(Check.isin(STATUSES),)),
     text("error_class", "Why a run did not finish: " + ", ".join(ERROR_CLASSES) + ".",
-         checks=(pa.Check.isin(ERROR_CLASSES),)),
+         checks=(Check.isin(ERROR_CLASSES),)),
     text("error_message", "First line of the terminal error (exception line plus its first "
          "root cause), as printed."),
     _rate("images_per_sec_total", "'total images/sec' of an ok run: already a whole-job "
@@ -178,7 +177,7 @@ TF_CNN_STEPS = Table(
         RUN_INDEX,
         RANK,
         text("phase", "'eval' for evaluation lines, else 'benchmark'.", nullable=False,
-             checks=(pa.Check.isin(PHASES),)),
+             checks=(Check.isin(PHASES),)),
         integer("step", "Step number as printed (the restored global step after a checkpoint "
                 "restore).", nullable=False, checks=NON_NEGATIVE),
         _rate("running_mean_images_per_sec", "The 'images/sec:' value: a RUNNING mean over all "
@@ -214,7 +213,7 @@ TF_CNN_BENCHMARK_RUNS = Table(
         PHASE,
         text("model", "model_name (or run parameter 'model')."),
         text("dataset", "dataset.name."),
-        text("mode", "Run parameter 'mode'.", checks=(pa.Check.isin(MODES),)),
+        text("mode", "Run parameter 'mode'.", checks=(Check.isin(MODES),)),
         integer("batch_global", "Run parameter batch_size.", checks=NON_NEGATIVE),
         integer("batch_per_device", "Run parameter batch_size_per_device.", checks=NON_NEGATIVE),
         integer("num_batches", "Run parameter num_batches.", checks=NON_NEGATIVE),

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import pandera.polars as pa
-
+from schemas.checks import Check
 from schemas.context import PRECISIONS, VIRTUALIZATION
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
@@ -12,16 +11,16 @@ SOURCES = ("log", "run.yaml", "path", "device line", "benchmark run-info", "deri
 
 def _source(what: str) -> Column:
     return text(f"{what}_source", f"Where {what} came from: " + ", ".join(SOURCES) + ".",
-                checks=(pa.Check.isin(SOURCES),))
+                checks=(Check.isin(SOURCES),))
 
 
 MODEL = text("model", "Model trained (log 'Model:', else the path).")
 GPU_MODEL = text("gpu_model", "GPU model (run.yaml or path, else TensorFlow's device lines).")
 PRECISION = text("precision", "fp32, fp16, ... (never printed by tf_cnn_benchmarks: run.yaml "
-                 "or path).", checks=(pa.Check.isin(PRECISIONS),))
+                 "or path).", checks=(Check.isin(PRECISIONS),))
 BATCH_PER_DEVICE = integer("batch_per_device", "Per-device batch size.", checks=NON_NEGATIVE)
 VIRTUALIZATION_KIND = text("virtualization", "bare-metal or vm (run.yaml).",
-                           checks=(pa.Check.isin(VIRTUALIZATION),))
+                           checks=(Check.isin(VIRTUALIZATION),))
 SYSTEM = text("system", "System name (run.yaml).")
 SYNTHETIC = flag("synthetic", "Synthetic data (no input pipeline) or real data: the dataset "
                  "kind.")

@@ -150,7 +150,8 @@ def test_every_failing_column_of_a_row_is_named_once():
 
 
 def test_the_schema_alone_checks_domains_with_named_checks():
-    checks = {c.name: [k.error for k in c.all_checks()] for c in STORAGE_MEASUREMENTS.columns}
+    checks = {c.name: [k.to_pandera().error for k in c.all_checks()]
+              for c in STORAGE_MEASUREMENTS.columns}
     assert checks["bandwidth_bytes_per_s"] == [
         "greater_than_or_equal_to(0)", "finite",
         "at most 1e13 (10 TB/s: no single storage target is faster)"]

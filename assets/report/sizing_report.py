@@ -15,7 +15,6 @@ from assets.versions import REPORT
 from ingest.ledger import mark_derived_complete
 from reports.checks import CheckOutcome
 from reports.paths import report_path
-from reports.report import write_report
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
 from schemas.sizing import TABLES as INFERENCE_SIZING
@@ -51,6 +50,8 @@ def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
             checks = check_descriptions(context.job_def.asset_layer.asset_graph)
             outcomes = check_outcomes(context.instance, {  # not its own: evaluated after
                 k: v for k, v in checks.items() if k.asset_key != REPORT_KEY}, context.run_id)
+            from reports.report import write_report  # Altair: loaded by the runs that draw
+
             written = write_report(store, out, outcomes, source=str(warehouse.file()))
         except Exception as exc:  # noqa: BLE001 - contained: the last report stays
             reason = f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS]
