@@ -8,6 +8,7 @@ import dagster as dg
 from pydantic import PrivateAttr
 
 from ingest import config
+from ingest.discovery import FoundFile, discover
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Limits
 from store.lock import DEFAULT_WAIT_S
 from store.publish import Publication, staged
@@ -30,9 +31,19 @@ class Warehouse(dg.ConfigurableResource):
     # (teardown): readers see the whole previous warehouse or the whole new one.
     _run: Publication | None = PrivateAttr(default=None)
     _in_run: bool = PrivateAttr(default=False)
+    _listing: list[FoundFile] | None = PrivateAttr(default=None)
 
     def raw_root(self) -> Path:
         return config.raw_dir(self.raw_dir)
+
+    def listing(self) -> list[FoundFile]:
+        """Every entry under the raw root, listed once per run: the observation of the raw
+        root fingerprints the very listing the raw step then ingests (and a 100,000-file
+        root is not listed twice)."""
+        if self._listing is None or not self._in_run:
+            root = self.raw_root()
+            self._listing = discover(root) if root.is_dir() else []
+        return self._listing
 
     def file(self) -> Path:
         return config.warehouse_path(self.path)
@@ -52,6 +63,7 @@ class Warehouse(dg.ConfigurableResource):
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         """The run is over: publish what its steps committed (a step that failed rolled
         its own writes back, so what is committed is whole)."""
+        self._listing = None
         if self._run is not None:
             run, self._run = self._run, None
             outcome = run.close(publish=True)

@@ -69,12 +69,14 @@ CHUNK_FILES = 1000  # files parsed, validated and written together
 def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
            progress: Progress | None = None,
            on_rows_changed: Callable[[], None] | None = None,
-           code_fingerprint: str = "") -> IngestReport:
+           code_fingerprint: str = "", found: list[FoundFile] | None = None
+           ) -> IngestReport:
     """Bring the raw tables up to date with the raw root. `code_fingerprint` names the
     code that derives tables (the assets' code versions): when it differs from the last
     run's, derived tables are rebuilt though no file changed. `on_rows_changed` is called
     once, as soon as the run knows derived tables will be rebuilt from rows: a file's rows
-    changed, or the code did (or an earlier rebuild did not finish) while rows exist."""
+    changed, or the code did (or an earlier rebuild did not finish) while rows exist.
+    `found`: the raw root's listing when the caller has it (else it is listed here)."""
     started = ledger.now()
     rows_changed = _Once(on_rows_changed)
     tables = data_tables()
@@ -84,7 +86,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     kept = ledger.kept_ledger(store)
     stale_formats = {fmt for fmt, p in BY_FORMAT.items()
                      if any(t.key in recreated for t in p.tables)}
-    found = discover(raw_root)
+    found = discover(raw_root) if found is None else found
     faults.checkpoint("after-discovery")
     context_files = _read_all([f for f in found if f.readable and (
         f.path.name in CONTEXT_FILE_NAMES or f.relpath == PATH_CONVENTIONS_FILE)], limits)
@@ -112,6 +114,9 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         return _without_reading(file, prior, stale_formats)
 
     jobs = [(f, previous.get(f.relpath)) for f in found]
+    # the files whose rows are in the data tables (all of them, if the ledger was lost)
+    holding = None if INGESTED_FILES.key in recreated else {
+        path for path, row in kept.items() if row["rows_loaded"]}
     unread = {f.relpath for f in found if not f.readable}
     to_examine = sum(1 for f, prior in jobs if f.relpath not in context_files
                      and _without_reading(f, prior, stale_formats) is None)
@@ -122,7 +127,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                 prior = previous.get(outcome.relpath)
                 if (outcome.rows or is_sidecar(outcome.relpath)) and _changed(outcome, prior):
                     rows_changed()
-            _write(store, chunk, tables)
+            _write(store, chunk, tables, holding)
             outcomes += chunk
             if progress:
                 progress(len(outcomes), len(found))
@@ -134,7 +139,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                 _note_context(o, contexts, unread)
                 if _changed(o, previous.get(o.relpath)):
                     rows_changed()
-            _write(store, list(redone.values()), tables)
+            _write(store, list(redone.values()), tables, holding)
             outcomes = [redone.get(o.relpath, o) for o in outcomes]
         faults.checkpoint("after-parse")
         copies = settle_duplicates(outcomes, previous,
@@ -240,9 +245,10 @@ def _note_context(outcome: FileOutcome, contexts: ContextResolver, unread: set[s
         outcome.note = "; ".join(contexts.resolve(outcome.relpath).warnings) or None
 
 
-def _write(store: Store, chunk: list[FileOutcome], tables: list) -> None:
+def _write(store: Store, chunk: list[FileOutcome], tables: list,
+           holding: set[str] | None) -> None:
     validate_in_bulk(chunk, {t.key: t for t in tables})
-    ledger.write_rows(store, chunk, tables)  # and let go of them: memory stays bounded
+    ledger.write_rows(store, chunk, tables, holding)  # and let go of the frames
 
 
 def _chunks(items: Iterator[FileOutcome], size: int) -> Iterator[list[FileOutcome]]:

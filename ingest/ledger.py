@@ -131,11 +131,15 @@ def kept_ledger(store: Store) -> dict[str, dict]:
     return {r["path"]: r for r in kept.iter_rows(named=True)}
 
 
-def write_rows(store: Store, outcomes: list[FileOutcome], tables: list[Table]) -> None:
-    """Replace the rows of the files these outcomes rewrote, then drop the frames."""
+def write_rows(store: Store, outcomes: list[FileOutcome], tables: list[Table],
+               holding: set[str] | None = None) -> None:
+    """Replace the rows of the files these outcomes rewrote, then drop the frames.
+    `holding`: the paths that held data rows before the run, when the caller knows them
+    (a file that held none has none to delete: no statement over every table for it)."""
     rewritten = [o.relpath for o in outcomes
                  if o.status in ("loaded", "rejected", "ignored", "purged")]
-    store.delete_files(tables, rewritten)
+    store.delete_files(tables, rewritten if holding is None else
+                       [p for p in rewritten if p in holding])
     store.delete_files([QUARANTINE, LABEL_CONFLICTS], rewritten)
     for table in tables:
         frames = [o.rows[table.key] for o in outcomes if table.key in o.rows]

@@ -18,8 +18,9 @@ _FIELDS = ("workload", "model", "accelerator", "au_threshold_pct")
 
 
 def is_sidecar(relpath: str) -> bool:
-    path = PurePosixPath(relpath)
-    return path.parent.name in SIDECAR_FOLDERS and path.name in SIDECAR_FILES
+    """Asked of every file of every run: string operations, no path objects."""
+    folder, _, name = relpath.rpartition("/")
+    return name in SIDECAR_FILES and folder.rpartition("/")[2] in SIDECAR_FOLDERS
 
 
 def sidecar_contexts(files: Mapping[str, bytes | str]) -> dict[str, SidecarContext]:

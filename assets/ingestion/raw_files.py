@@ -81,7 +81,7 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
         # the rebuild's checks will need GX: the worker loads it while the run goes on
         report = ingest(store, warehouse.raw_root(), context.run_id, warehouse.limits(),
                         progress=Progress(context.log), on_rows_changed=GX_WORKER.start,
-                        code_fingerprint=derived_fingerprint())
+                        code_fingerprint=derived_fingerprint(), found=warehouse.listing())
         counts = report.counts()
         context.log.info(
             f"{len(report.outcomes)} files: " + ", ".join(f"{n} {s}" for s, n in counts.items())

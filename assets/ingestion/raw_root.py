@@ -14,7 +14,6 @@ from assets.keys import RAW_ROOT_KEY
 from assets.metadata import described
 from assets.resources import Warehouse
 from assets.versions import RAW_ROOT
-from ingest.discovery import discover
 
 
 @dataclass(frozen=True)
@@ -29,8 +28,7 @@ def raw_root_state(warehouse: Warehouse) -> RawRootState:
     Only metadata is read (no file is opened): the engine itself decides what really
     changed, from the files' bytes."""
     digest = hashlib.sha256()
-    root = warehouse.raw_root()
-    found = discover(root) if root.is_dir() else []
+    found = warehouse.listing()
     for f in found:
         digest.update(f"{f.relpath}\0{f.size_bytes}\0{f.mtime_ns}\n".encode())
     return RawRootState(digest.hexdigest(), len(found), sum(f.size_bytes for f in found))
