@@ -50,6 +50,10 @@ CONFIG: dict[str, Any] = {
     "range": {"category": PALETTE},
 }
 AUTOSIZE = {"type": "fit-x", "contains": "padding"}
+# Altair refuses a chart of more than 5,000 rows by default, to protect notebooks from huge
+# pages; the report chooses what it plots (a lab's archive has thousands of models in the GPU
+# memory chart), so the limit would only make its chart fail.
+alt.data_transformers.disable_max_rows()
 # An Altair chart of any kind: alt.layer() and friends return unions mypy cannot narrow.
 AltChart = Any
 

@@ -107,3 +107,22 @@ def test_the_digest_of_a_frame_follows_its_values():
     assert chart_cache.digest(a) == chart_cache.digest(pl.DataFrame({"x": [1.0, 2.0]}))
     assert chart_cache.digest(a) != chart_cache.digest(pl.DataFrame({"x": [1.0, 2.5]}))
     assert chart_cache.digest(a) != chart_cache.digest(pl.DataFrame({"y": [1.0, 2.0]}))
+
+
+def test_a_chart_of_thousands_of_models_is_drawn_without_names():
+    from reports.sections import memory
+
+    models = [{"model": f"m{i}_{i % 97 + 1}b", "gpu_model": "H100-80GB",
+               "parameters_billions": float(i % 97 + 1), "gpu_memory_gb": 2.0 * (i % 97 + 1),
+               "bytes_per_parameter": 2.0, "in_fit": True} for i in range(7151)]
+    rule = {"bytes_per_parameter": 2.0, "gb_per_billion_params": 2.0, "intercept_gb": 0.0}
+    plot = memory._chart(models, [rule])
+    assert (plot.points, plot.series) == (7151, 1)
+    marks = [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+             for layer in plot.spec["layer"]]
+    assert "text" not in marks  # 7,151 names would cover the points
+    drawn = charts.svg(plot)
+    assert drawn.count("<path") > 7000  # every point is drawn
+    few = memory._chart(models[:3], [rule])
+    assert "text" in [layer["mark"]["type"] if isinstance(layer["mark"], dict) else
+                      layer["mark"] for layer in few.spec["layer"]]

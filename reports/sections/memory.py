@@ -19,6 +19,7 @@ PER_MODEL = ("model", "gpu_model", "gpu_memory_gb", "concurrency", "config_varia
 RULE = ("bytes_per_parameter", "precisions", "gb_per_billion_params", "intercept_gb",
         "r_squared", "models", "model_names", "fit")
 LINE_STEPS = 40  # points of each fitted line, drawn on log axes
+MAX_LABELS = 40  # models named beside their point; more would be a blot
 
 
 def memory(store: Store, section: Section) -> Section:
@@ -114,8 +115,9 @@ def _chart(plotted: list[dict], rules: list[dict]) -> charts.Plot:
         tooltip=["model:N", "gpu:N", alt.Tooltip("parameters_billions:Q", format=",.3~r"),
                  alt.Tooltip("gpu_memory_gb:Q", title="GPU memory GB", format=",.3~r")],
     ).add_params(zoom).properties(name=charts.POINTS))
-    layer.append(base.mark_text(align="left", dx=7, dy=-7, fontSize=12).encode(
-        x=x, y=y, text="model:N"))
+    if len(points) <= MAX_LABELS:  # beyond, names would cover the points: tooltips say
+        layer.append(base.mark_text(align="left", dx=7, dy=-7, fontSize=12).encode(
+            x=x, y=y, text="model:N"))
     groups = len({p["group"] for p in points})
     caption = "Dashed: " + "; ".join(sorted({f["rule"] for f in fitted})) + "." if fitted \
         else ""
