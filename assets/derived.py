@@ -8,14 +8,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 
 import dagster as dg
+import polars as pl
 
 from assets.keys import table_key
 from assets.metadata import described, table_metadata
 from assets.resources import Warehouse
-from schemas.ledger import INGESTED_FILES
+from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.spec import Table
 from store.store import Store
-from transforms.freshness import mark_fresh, mark_stale
+from transforms.freshness import FRESH, mark_fresh, mark_stale, status
 
 CHECK_FRESH = "fresh"
 _FRESH_DESCRIPTION = described(
@@ -41,8 +42,13 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
             build: Callable[[Store], object], core: bool = False) -> Iterator[Event]:
     """Run `build` as one transaction and report each table with its `fresh` check. For a
     core table, rows of files gone from disk are then left out (unless the warehouse
-    resource keeps them)."""
+    resource keeps them). Tables none of whose inputs changed in this run keep their
+    content: reported with rebuilt=false and the data version they had."""
     with warehouse.writer() as store:
+        changed = inputs_changed(context, store, tables)
+        if not changed:
+            yield from _kept(context, store, tables)
+            return
         reason, held_back, recorded = None, None, []
         try:
             with store.transaction():
@@ -59,6 +65,8 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
             recorded = mark_stale(store, [t.key for t in tables], context.run_id, reason)
         for i, table in enumerate(tables):
             metadata = table_metadata(store, table)
+            metadata.update(rebuilt=dg.MetadataValue.bool(reason is None),
+                            inputs_changed=dg.MetadataValue.json(changed))
             if held_back is not None:
                 metadata["rows_quarantined"] = dg.MetadataValue.int(held_back)
             check_metadata: dict[str, dg.MetadataValue] = {}
@@ -67,9 +75,47 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
                 check_metadata = {"stale_since_run": dg.MetadataValue.text(since),
                                   "reason": dg.MetadataValue.text(reason)}
                 metadata.update({"stale": dg.MetadataValue.bool(True), **check_metadata})
-            yield dg.MaterializeResult(asset_key=table_key(table), metadata=metadata)
+            version = context.run_id if reason is None else \
+                (recorded[i].get("built_run_id") or context.run_id)
+            yield dg.MaterializeResult(asset_key=table_key(table), metadata=metadata,
+                                       data_version=dg.DataVersion(version))
             yield dg.AssetCheckResult(asset_key=table_key(table), check_name=CHECK_FRESH,
                                       passed=reason is None, metadata=check_metadata)
+
+
+def inputs_changed(context: dg.AssetExecutionContext, store: Store,
+                   tables: Sequence[Table]) -> list[str]:
+    """The inputs of `tables` that changed in this run: raw tables whose rows the raw step
+    changed, derived tables this run rebuilt. Every input counts as changed when the run
+    did not ingest (a rebuild launched alone) or a table is stale or was never built."""
+    deps = sorted({".".join(k.path) for t in tables
+                   for k in context.assets_def.asset_deps.get(table_key(t), ())})
+    ingested = store.query(f"SELECT tables_changed FROM {INGESTION_RUNS.qualified} "
+                           "WHERE run_id = ?", [context.run_id])
+    built = status(store, [t.key for t in tables])
+    if ingested.is_empty() or built.height < len(tables) \
+            or (built["status"] != FRESH).any():
+        return deps
+    changed = set(filter(None, (ingested["tables_changed"][0] or "").split(",")))
+    changed |= set(status(store).filter(pl.col("built_run_id") == context.run_id)
+                   ["table_name"].to_list())
+    return [d for d in deps if d in changed]
+
+
+def _kept(context: dg.AssetExecutionContext, store: Store, tables: Sequence[Table]
+          ) -> Iterator[Event]:
+    built = {r["table_name"]: r for r in status(store, [t.key for t in tables])
+             .iter_rows(named=True)}
+    context.log.info(f"{', '.join(t.key for t in tables)} kept: none of its inputs changed")
+    for table in tables:
+        since = built[table.key]["built_run_id"]
+        metadata = table_metadata(store, table)
+        metadata.update(rebuilt=dg.MetadataValue.bool(False),
+                        built_by_run=dg.MetadataValue.text(since or ""))
+        yield dg.MaterializeResult(asset_key=table_key(table), metadata=metadata,
+                                   data_version=dg.DataVersion(since or context.run_id))
+        yield dg.AssetCheckResult(asset_key=table_key(table), check_name=CHECK_FRESH,
+                                  passed=True)
 
 
 def leave_out_missing(store: Store, table: Table) -> None:

@@ -36,14 +36,20 @@ class Warehouse(dg.ConfigurableResource):
     def raw_root(self) -> Path:
         return config.raw_dir(self.raw_dir)
 
-    def listing(self) -> list[FoundFile]:
-        """Every entry under the raw root, listed once per run: the observation of the raw
-        root fingerprints the very listing the raw step then ingests (and a 100,000-file
-        root is not listed twice)."""
-        if self._listing is None or not self._in_run:
-            root = self.raw_root()
-            self._listing = discover(root) if root.is_dir() else []
-        return self._listing
+    def listing(self, keep: bool = False) -> list[FoundFile]:
+        """Every entry under the raw root. `keep`: also hold it for the run's raw step
+        (`take_listing`), so the observation of the raw root fingerprints the very listing
+        the raw step ingests, and a 100,000-file root is not listed twice."""
+        root = self.raw_root()
+        found = discover(root) if root.is_dir() else []
+        if keep:
+            self._listing = found
+        return found
+
+    def take_listing(self) -> list[FoundFile] | None:
+        """The listing the observation kept for this run, once (None: list again)."""
+        found, self._listing = self._listing, None
+        return found
 
     def file(self) -> Path:
         return config.warehouse_path(self.path)
@@ -63,7 +69,6 @@ class Warehouse(dg.ConfigurableResource):
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         """The run is over: publish what its steps committed (a step that failed rolled
         its own writes back, so what is committed is whole)."""
-        self._listing = None
         if self._run is not None:
             run, self._run = self._run, None
             outcome = run.close(publish=True)

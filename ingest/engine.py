@@ -153,8 +153,11 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started,
                               keep_missing=limits.keep_missing,
                               code_fingerprint=code_fingerprint)
-        report.data_changed = forced \
-            or any(_changed(o, previous.get(o.relpath)) for o in report.outcomes)
+        changed = [(o, previous.get(o.relpath)) for o in report.outcomes
+                   if _changed(o, previous.get(o.relpath))]
+        report.data_changed = forced or bool(changed)
+        report.tables_changed = sorted(
+            {t.key for t in [*tables, FILE_CONTEXT]} if forced else _tables_changed(changed))
         ledger.write_bookkeeping(store, report, kept, contexts)
         faults.checkpoint("before-commit")
     return report
@@ -249,6 +252,21 @@ def _write(store: Store, chunk: list[FileOutcome], tables: list,
            holding: set[str] | None) -> None:
     validate_in_bulk(chunk, {t.key: t for t in tables})
     ledger.write_rows(store, chunk, tables, holding)  # and let go of the frames
+
+
+def _tables_changed(changed: list[tuple[FileOutcome, LedgerEntry | None]]) -> set[str]:
+    """The raw tables whose rows these changes touch: the tables of each file's format (its
+    format before, too, for a file that went, changed format or stopped loading), and the
+    context of every file when a run.yaml, path conventions or sidecar changed."""
+    keys: set[str] = set()
+    for outcome, prior in changed:
+        if outcome.format in (RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT) \
+                or is_sidecar(outcome.relpath):
+            keys.add(FILE_CONTEXT.key)
+        for fmt in {outcome.format, prior.format if prior else None} - {None}:
+            parser = BY_FORMAT.get(fmt or "")
+            keys |= {t.key for t in parser.tables} if parser else set()
+    return keys
 
 
 def _chunks(items: Iterator[FileOutcome], size: int) -> Iterator[list[FileOutcome]]:

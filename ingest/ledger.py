@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -41,6 +41,7 @@ class IngestReport:
     data_changed: bool = True
     keep_missing: bool = False
     code_fingerprint: str = ""
+    tables_changed: list[str] = field(default_factory=list)  # raw tables whose rows changed
 
     def counts(self) -> Counter[str]:
         return Counter(o.status for o in self.outcomes)
@@ -246,6 +247,7 @@ def _run_row(report: IngestReport) -> pl.DataFrame:
         "files_rejected": counts["rejected"], "files_ignored": counts["ignored"],
         "files_removed": counts["missing"] + counts["purged"],
         "data_changed": report.data_changed, "code_fingerprint": report.code_fingerprint,
+        "tables_changed": ",".join(report.tables_changed),
         "missing_rows_kept": report.keep_missing,
         "derived_complete": False if report.data_changed else None,
     }]))

@@ -80,12 +80,17 @@ INGESTION_RUNS = Table(
              "same, and the previous rebuild completed), derived tables were kept as they "
              "were.", nullable=False),
         flag("derived_complete", "For a run that changed data: whether every derived table "
-             "and the report were rebuilt (a crash in between makes the next run rebuild)."),
+             "and the report were brought up to date (rebuilt, or kept when none of their "
+             "inputs changed); a crash in between makes the next run rebuild them all."),
         text("code_fingerprint", "Digest of the code versions of every derived asset "
              "(assets/versions.py); a run whose digest differs from the last run's "
              "rebuilds the derived tables though no file changed."),
         flag("missing_rows_kept", "Whether this run let rows of files no longer under the raw "
              "root feed the core and sizing tables (`sizing ingest --keep-missing`)."),
+        text("tables_changed", "Raw tables whose rows this run changed, comma-separated (all "
+             "of them when the run rebuilds everything: new code, an unfinished rebuild). "
+             "Only the derived tables downstream of one of them are rebuilt; the others keep "
+             "their content, and their Dagster materialization says rebuilt=false."),
     ),
     lineage=False,
 )

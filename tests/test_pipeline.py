@@ -188,9 +188,11 @@ class _Recorder:
 _PARSER = duckdb.connect()
 # Reads that are bookkeeping, not lineage: the catalog; raw.derived_status (not an asset:
 # the freshness ledger every derived step writes, shown by the report); the latest run's
-# id, stamped on rows a derived table holds back (transforms/derived.py::_current_run).
+# id, stamped on rows a derived table holds back (transforms/derived.py::_current_run); the
+# raw tables this run changed, which decide whether a step rebuilds (assets/derived.py).
 _LEDGER_READS = {"raw/derived_status"}
-_RUN_ID_READ = re.compile(r"SELECT run_id FROM \S*ingestion_runs\S* ORDER BY", re.I)
+_RUN_ID_READ = re.compile(r"SELECT (run_id FROM \S*ingestion_runs\S* ORDER BY|tables_changed "
+                          r"FROM \S*ingestion_runs\S* WHERE run_id = \?)", re.I)
 
 
 def _selects(sql: str) -> list[str]:

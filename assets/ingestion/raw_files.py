@@ -81,7 +81,7 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
         # the rebuild's checks will need GX: the worker loads it while the run goes on
         report = ingest(store, warehouse.raw_root(), context.run_id, warehouse.limits(),
                         progress=Progress(context.log), on_rows_changed=GX_WORKER.start,
-                        code_fingerprint=derived_fingerprint(), found=warehouse.listing())
+                        code_fingerprint=derived_fingerprint(), found=warehouse.take_listing())
         counts = report.counts()
         context.log.info(
             f"{len(report.outcomes)} files: " + ", ".join(f"{n} {s}" for s, n in counts.items())
@@ -92,11 +92,19 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
             context.log.info("no file's rows changed and the code is the same: derived "
                              "tables are kept as they are")
         written = RAW_TABLES if report.data_changed else BOOKKEEPING
+        if report.data_changed:
+            context.log.info("raw tables whose rows changed (the derived tables downstream of "
+                             f"them are rebuilt): {', '.join(report.tables_changed) or 'none'}")
         for table in written:
             metadata = table_metadata(store, table)
             if table is INGESTED_FILES:
                 metadata.update({f"files_{s}": dg.MetadataValue.int(n)
                                  for s, n in counts.items()})
+            if table is INGESTION_RUNS:
+                metadata["tables_changed"] = dg.MetadataValue.json(report.tables_changed)
+            elif table not in BOOKKEEPING:
+                metadata["rows_changed"] = dg.MetadataValue.bool(
+                    table.key in report.tables_changed)
             yield dg.MaterializeResult(asset_key=table_key(table), metadata=metadata)
     if not report.data_changed:  # Dagster skips the steps after: their checks still stand
         carried = carry_over(context, [table_key(t) for t in written])

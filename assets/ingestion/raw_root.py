@@ -23,12 +23,12 @@ class RawRootState:
     bytes: int
 
 
-def raw_root_state(warehouse: Warehouse) -> RawRootState:
+def raw_root_state(warehouse: Warehouse, keep: bool = False) -> RawRootState:
     """Changes whenever a file under the raw root is added, removed, resized or touched.
     Only metadata is read (no file is opened): the engine itself decides what really
     changed, from the files' bytes."""
     digest = hashlib.sha256()
-    found = warehouse.listing()
+    found = warehouse.listing(keep)
     for f in found:
         digest.update(f"{f.relpath}\0{f.size_bytes}\0{f.mtime_ns}\n".encode())
     return RawRootState(digest.hexdigest(), len(found), sum(f.size_bytes for f in found))
@@ -49,7 +49,7 @@ RAW_ROOT_SPEC = dg.AssetSpec(
 
 
 def _observe_raw_root(warehouse: Warehouse):
-    state = raw_root_state(warehouse)
+    state = raw_root_state(warehouse, keep=True)  # for this run's raw step
     yield dg.ObserveResult(
         asset_key=RAW_ROOT_KEY, data_version=dg.DataVersion(state.fingerprint),
         metadata={"path": dg.MetadataValue.path(str(warehouse.raw_root())),

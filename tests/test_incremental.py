@@ -1,0 +1,93 @@
+"""A run rebuilds only the derived tables downstream of the raw tables whose rows changed:
+one new perf_analyzer file rebuilds the inference tables and the report, and keeps the
+training and storage tables as they were (materialized with rebuilt=false and their old data
+version); a changed run.yaml changes every file's context, so every core table is rebuilt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from pipelines.definitions import defs
+from samples import generate
+from store.store import connect
+
+PA_DIR = "inference/h100-bm-01/perf_analyzer"
+INFERENCE = ("core.inference_measurements", "sizing.inference_optimal_concurrency",
+             "sizing.capacity_plan", "sizing.gpu_memory_per_model")
+KEPT = ("core.training_runs", "sizing.training_scaling", "core.storage_measurements",
+        "sizing.storage_capability", "sizing.training_storage_demand")
+
+
+def run(raw: Path, warehouse: Path) -> dg.ExecuteInProcessResult:
+    result = defs.resolve_job_def("ingest").execute_in_process(
+        run_config={"resources": {"warehouse": {"config": {"raw_dir": str(raw),
+                                                           "path": str(warehouse)}}}},
+        instance=dg.DagsterInstance.ephemeral())
+    assert result.success
+    return result
+
+
+def materialized(result: dg.ExecuteInProcessResult) -> dict[str, dict]:
+    return {".".join(e.materialization.asset_key.path): {
+        "metadata": e.materialization.metadata,
+        "version": (e.materialization.tags or {}).get("dagster/data_version")}
+        for e in result.get_asset_materialization_events()}
+
+
+def query(warehouse: Path, sql: str, params: list | None = None) -> list[tuple]:
+    con = connect(warehouse, read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def first(tmp_path) -> tuple[Path, Path, dg.ExecuteInProcessResult]:
+    raw, warehouse = tmp_path / "raw", tmp_path / "wh" / "lab.duckdb"
+    generate.write(raw)
+    return raw, warehouse, run(raw, warehouse)
+
+
+def test_one_new_file_rebuilds_only_what_depends_on_its_format(first):
+    raw, warehouse, r1 = first
+    before = query(warehouse, "SELECT count(*) FROM core.inference_measurements")[0][0]
+    sweep = (raw / PA_DIR / "bert_large_onnx-results.csv").read_text()
+    (raw / PA_DIR / "bert_large_onnx_b2-results.csv").write_text(sweep + "\n")  # other bytes
+    r2 = run(raw, warehouse)
+    assert query(warehouse, "SELECT tables_changed FROM raw.ingestion_runs WHERE run_id = ?",
+                 [r2.run_id]) == [("raw.perf_analyzer",)]
+    events = materialized(r2)
+    for table in INFERENCE:
+        assert events[table]["metadata"]["rebuilt"].value is True, table
+        assert events[table]["version"] == r2.run_id
+    assert events["core.inference_measurements"]["metadata"]["inputs_changed"].value == [
+        "raw.perf_analyzer"]
+    for table in KEPT:
+        assert events[table]["metadata"]["rebuilt"].value is False, table
+        assert events[table]["version"] == r1.run_id  # the content built by the first run
+    built = dict(query(warehouse, "SELECT table_name, built_run_id FROM raw.derived_status"))
+    assert {built[t] for t in KEPT} == {r1.run_id}
+    assert {built[t] for t in INFERENCE} == {r2.run_id}
+    assert built["reports.sizing_report"] == r2.run_id
+    # the sample sweep's seven levels, once more under the new file's name
+    assert query(warehouse, "SELECT count(*) FROM core.inference_measurements")[0][0] == \
+        before + 7
+    checks = {(".".join(e.asset_key.path), e.check_name): e.passed
+              for e in r2.get_asset_check_evaluations()}
+    assert checks[("core.training_runs", "fresh")] is True
+
+
+def test_a_changed_run_yaml_rebuilds_every_core_table(first):
+    raw, warehouse, _ = first
+    run_yaml = next(p for p in sorted(raw.rglob("run.yaml")) if "training" in p.as_posix())
+    run_yaml.write_text(run_yaml.read_text() + "\n# moved racks\n")
+    r2 = run(raw, warehouse)
+    changed = query(warehouse, "SELECT tables_changed FROM raw.ingestion_runs WHERE run_id = ?",
+                    [r2.run_id])[0][0]
+    assert changed == "raw.file_context"
+    events = materialized(r2)
+    assert all(events[t]["metadata"]["rebuilt"].value for t in (*INFERENCE, *KEPT))
