@@ -19,7 +19,7 @@ IGNORED, REJECTED = "ignored", "rejected"
 READ_HIDDEN_FOLDERS = (".hydra",)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per entry: 100,000 in a big archive
 class FoundFile:
     relpath: str  # POSIX, relative to the raw root, printable (see `printable`)
     path: Path  # the real path, bytes of the name preserved: what is opened

@@ -14,6 +14,7 @@ not be planned. `sizing query`: 1 when DuckDB refuses the statement.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -152,6 +153,11 @@ def _ingest(args: argparse.Namespace) -> int:
     limits_from_environment()
     _warehouse_to_write(warehouse)
     from pipelines.definitions import defs  # Dagster is only loaded for commands needing it
+
+    # A run allocates an object or more per file: with Python's default thresholds, full
+    # collections over everything Dagster and polars imported come every few thousand
+    # files (listing a 100,000-file root: 2.7 s with them, 2.3 s with these).
+    gc.set_threshold(50_000, 20, 20)
 
     started = time.perf_counter()
     # the whole run holds the writer lock: a concurrent ingestion waits, then says who

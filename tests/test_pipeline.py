@@ -195,8 +195,16 @@ _RUN_ID_READ = re.compile(r"SELECT (run_id FROM \S*ingestion_runs\S* ORDER BY|ta
                           r"FROM \S*ingestion_runs\S* WHERE run_id = \?)", re.I)
 
 
+_TEMP_TABLE = re.compile(r"\s*CREATE OR REPLACE TEMP TABLE \w+ AS (SELECT .*)", re.S | re.I)
+
+
 def _selects(sql: str) -> list[str]:
-    """The SELECT statements in `sql`: itself, or the subqueries of a DELETE or INSERT."""
+    """The SELECT statements in `sql`: itself, the query of a temporary table a derived
+    table is built through (transforms/derived.py), or the subqueries of a DELETE or
+    INSERT."""
+    temp = _TEMP_TABLE.fullmatch(sql)
+    if temp:
+        return [temp.group(1)]
     if "Only SELECT" not in _serialized(sql).get("error_message", ""):
         return [sql]
     found = []
