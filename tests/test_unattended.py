@@ -209,8 +209,12 @@ def test_a_failing_rebuild_keeps_the_last_good_table_and_says_it_is_stale(raw, t
         raise ValueError("Type DOUBLE with value nan can't be cast")  # ...then a crash
 
     monkeypatch.setattr("assets.storage.tables.build_storage_sizing", broken)
-    # the same rows in other bytes (a copy with the same bytes would load once)
+    # the same rows in other bytes (a copy with the same bytes would load once): a new
+    # storage file, so the storage tables are rebuilt (only what a changed raw table feeds
+    # is), and a new inference file, whose rebuild goes on
     (raw / "inference/h100-bm-01/new.csv").write_bytes((raw / PA).read_bytes() + b"\n")
+    fio = raw / "storage/vast-01/fio-seqread-1m.json"
+    (fio.parent / "fio-seqread-1m-again.json").write_bytes(fio.read_bytes() + b"\n")
     result = _run(raw, warehouse)
     assert result.success  # contained: the run goes on
     fresh = _fresh_checks(result)
