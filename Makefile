@@ -44,10 +44,11 @@ samples: $(INSTALLED)
 docs: $(INSTALLED)
 	$(BIN)/python -m reports.docs > docs/warehouse.md
 
-## bench: ingestion cost at 1k-20k files (not part of make test); FILES=10000 by default
-FILES ?= 10000
+## bench: ingestion cost at 1k, 10k and 100k files against the naive floor (not part of make
+## test; about 10 minutes); SIZES=1000,10000,100000 by default
+SIZES ?= 1000,10000,100000
 bench: $(INSTALLED)
-	$(BIN)/python -m bench.run --files $(FILES)
+	$(BIN)/python -m bench.run --sizes $(SIZES)
 
 ## bench-mlperf: labels and storage tables on a synthetic MLPerf Storage v1.0-shaped archive
 ## (not part of make test); RUNS=662 by default

@@ -1,0 +1,74 @@
+"""Run a command as a user runs it: its wall time and the peak memory of its whole process
+tree (the run and its parse workers), sampled from /proc every 50 ms."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SAMPLE_S = 0.05
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass(frozen=True)
+class Measured:
+    wall_s: float
+    peak_tree_rss_mb: float  # the largest sum over the tree seen at one sample
+    peak_main_rss_mb: float  # the command's own process (the kernel's count, exact)
+
+    def as_dict(self) -> dict:
+        return {"wall_s": round(self.wall_s, 2), "peak_rss_mb": round(self.peak_tree_rss_mb, 1),
+                "peak_main_rss_mb": round(self.peak_main_rss_mb, 1)}
+
+
+def run(command: list[str], cwd: Path, env: dict[str, str]) -> Measured:
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], tree_rss(proc.pid))
+            done.wait(SAMPLE_S)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    assert proc.stderr is not None
+    error = proc.stderr.read()  # drained as it comes: a full pipe would block the run
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    done.set()
+    sampler.join()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(command[:4])} failed: {error.decode()[-2000:]}")
+    main = usage.ru_maxrss / 1024
+    return Measured(wall, max(peak[0] / 2**20, main), main)
+
+
+def tree_rss(root: int) -> int:
+    """Bytes resident in `root` and every descendant, now."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/statm") as handle:
+                total += int(handle.read().split()[1]) * PAGE
+        except (OSError, IndexError, ValueError):
+            continue
+        todo += children.get(pid, [])
+    return total
