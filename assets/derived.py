@@ -92,12 +92,13 @@ def inputs_changed(context: dg.AssetExecutionContext, store: Store,
                    for k in context.assets_def.asset_deps.get(table_key(t), ())})
     ingested = store.query(f"SELECT tables_changed FROM {INGESTION_RUNS.qualified} "
                            "WHERE run_id = ?", [context.run_id])
-    built = status(store, [t.key for t in tables])
+    everything = status(store)
+    built = everything.filter(pl.col("table_name").is_in([t.key for t in tables]))
     if ingested.is_empty() or built.height < len(tables) \
             or (built["status"] != FRESH).any():
         return deps
     changed = set(filter(None, (ingested["tables_changed"][0] or "").split(",")))
-    changed |= set(status(store).filter(pl.col("built_run_id") == context.run_id)
+    changed |= set(everything.filter(pl.col("built_run_id") == context.run_id)
                    ["table_name"].to_list())
     return [d for d in deps if d in changed]
 

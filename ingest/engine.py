@@ -32,7 +32,6 @@ from ingest.workers import (
     Examiner,
     Job,
     Settings,
-    same_file,
     still_current,
     worker_count,
 )
@@ -106,22 +105,23 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                                  limits.max_parse_seconds, os.environ.get(CRASH_AT_ENV)),
                         worker_count(limits.workers))
 
-    def quick(job: Job) -> FileOutcome | None:
-        file, prior = job
+    def quick(file: FoundFile, prior: LedgerEntry | None) -> FileOutcome | None:
+        """The outcome of a file that needs no examining (None for the others)."""
         if file.relpath in context_files:
             return _context_file(file, context_files[file.relpath], errors.get(file.relpath),
                                  prior)
         return _without_reading(file, prior, stale_formats)
 
-    jobs = [(f, previous.get(f.relpath)) for f in found]
+    items: list[tuple[Job, FileOutcome | None]] = []
+    for f in found:
+        prior = previous.get(f.relpath)
+        items.append(((f, prior), quick(f, prior)))
     # the files whose rows are in the data tables (all of them, if the ledger was lost)
     holding = None if INGESTED_FILES.key in recreated else {
         path for path, row in kept.items() if row["rows_loaded"]}
     unread = {f.relpath for f in found if not f.readable}
-    to_examine = sum(1 for f, prior in jobs if f.relpath not in context_files
-                     and _without_reading(f, prior, stale_formats) is None)
     with store.transaction():  # one run, one commit: readers never see part of it
-        for chunk in _chunks(examiner.outcomes(jobs, quick, to_examine), CHUNK_FILES):
+        for chunk in _chunks(examiner.outcomes(items), CHUNK_FILES):
             for outcome in chunk:
                 _note_context(outcome, contexts, unread)
                 prior = previous.get(outcome.relpath)
@@ -134,7 +134,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         recheck = _orphaned_copies(outcomes)  # carried-over copies whose original went away
         if recheck:
             redone = {o.relpath: o for o in Examiner(examiner.settings, 0).outcomes(
-                [(f, None) for f in found if f.relpath in recheck], lambda job: None, 0)}
+                [((f, None), None) for f in found if f.relpath in recheck])}
             for o in redone.values():
                 _note_context(o, contexts, unread)
                 if _changed(o, previous.get(o.relpath)):
@@ -231,6 +231,10 @@ def _without_reading(file: FoundFile, prior: LedgerEntry | None, stale_formats: 
                            prior.format, "ignored", prior.error,
                            duplicate_of=prior.duplicate_of, carried=True)
     return None
+
+
+def same_file(prior: LedgerEntry, file: FoundFile) -> bool:
+    return prior.size_bytes == file.size_bytes and prior.mtime_ns == file.mtime_ns
 
 
 def _orphaned_copies(outcomes: list[FileOutcome]) -> set[str]:

@@ -18,7 +18,7 @@ import multiprocessing
 import os
 import signal
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -63,12 +63,9 @@ def worker_count(option: int | None = None) -> int:
 
 def examine_found(file: FoundFile, prior: LedgerEntry | None, settings: Settings
                   ) -> FileOutcome:
-    """One readable file, against what the ledger knew of it: unchanged when its size and
-    mtime (or, once read, its sha256) are the same and its rows are still current; else
-    read, detected, parsed (rows left for bulk validation)."""
-    if prior and same_file(prior, file) and still_current(prior, settings.stale_formats):
-        return FileOutcome(file.relpath, prior.sha256, file.size_bytes, file.mtime_ns,
-                           prior.format, "unchanged", parser_version=prior.parser_version)
+    """One readable file whose size or mtime is not what the ledger knew (or that must be
+    read again): unchanged when its sha256 is the same and its rows are still current
+    (touched); else read, detected, parsed (rows left for bulk validation)."""
     if settings.crash_at is not None and file.path.name == settings.crash_at:
         os.kill(os.getpid(), signal.SIGKILL)  # a worker dying, as a segfault would
     try:
@@ -84,10 +81,6 @@ def examine_found(file: FoundFile, prior: LedgerEntry | None, settings: Settings
                       check_rows=False)
     outcome.mtime_ns = file.mtime_ns
     return outcome
-
-
-def same_file(prior: LedgerEntry, file: FoundFile) -> bool:
-    return prior.size_bytes == file.size_bytes and prior.mtime_ns == file.mtime_ns
 
 
 def still_current(prior: LedgerEntry, stale_formats: frozenset[str] | set[str]) -> bool:
@@ -110,23 +103,41 @@ class _Block:
         self.done: list[FileOutcome] | None = None
 
 
+def _blocks(items: Iterable[tuple[Job, FileOutcome | None]]
+            ) -> Iterator[tuple[list[FileOutcome | None], _Block]]:
+    """The items cut into blocks of at most BLOCK_FILES jobs to examine (or BLOCK_BYTES)."""
+    answers: list[FileOutcome | None] = []
+    pending: list[Job] = []
+    size = 0
+    for job, answer in items:
+        answers.append(answer)
+        if answer is None:
+            pending.append(job)
+            size += job[0].size_bytes
+        if len(pending) >= BLOCK_FILES or size >= BLOCK_BYTES or len(answers) >= 4096:
+            yield answers, _Block(pending)
+            answers, pending, size = [], [], 0
+    if answers:
+        yield answers, _Block(pending)
+
+
 class Examiner:
-    """Examines files in order: `outcomes(jobs, quick)` yields one outcome per job, in
-    order; `quick` answers a job without reading (or None: the job needs examining)."""
+    """Examines files in order (`outcomes`), in worker processes when enough need it."""
 
     def __init__(self, settings: Settings, workers: int):
         self.settings = settings
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
-        self.crashes = 0  # workers lost, for the run's log
 
-    def outcomes(self, jobs: Iterable[Job], quick: Callable[[Job], FileOutcome | None],
-                 expected: int) -> Iterator[FileOutcome]:
-        """`expected`: how many jobs need examining, to decide whether workers pay."""
+    def outcomes(self, items: Sequence[tuple[Job, FileOutcome | None]]
+                 ) -> Iterator[FileOutcome]:
+        """One outcome per item, in order: its answer when it has one (the file needs no
+        reading), else the job examined. Workers start only when enough jobs need it."""
+        expected = sum(1 for _, answer in items if answer is None)
         parallel = self.workers > 0 and expected >= MIN_FILES_FOR_WORKERS
         window: deque[tuple[list[FileOutcome | None], _Block]] = deque()
         try:
-            for answers, block in self._blocks(jobs, quick):
+            for answers, block in _blocks(items):
                 if not parallel:
                     self._run_here(block)
                 else:
@@ -139,23 +150,6 @@ class Examiner:
                 yield from self._merge(*window.popleft())
         finally:
             self.close()
-
-    def _blocks(self, jobs: Iterable[Job], quick: Callable[[Job], FileOutcome | None]
-                ) -> Iterator[tuple[list[FileOutcome | None], _Block]]:
-        answers: list[FileOutcome | None] = []
-        pending: list[Job] = []
-        size = 0
-        for job in jobs:
-            answer = quick(job)
-            answers.append(answer)
-            if answer is None:
-                pending.append(job)
-                size += job[0].size_bytes
-            if len(pending) >= BLOCK_FILES or size >= BLOCK_BYTES or len(answers) >= 4096:
-                yield answers, _Block(pending)
-                answers, pending, size = [], [], 0
-        if answers:
-            yield answers, _Block(pending)
 
     def _merge(self, answers: list[FileOutcome | None], block: _Block
                ) -> Iterator[FileOutcome]:
@@ -203,7 +197,6 @@ class Examiner:
         return self._pool
 
     def _lost_pool(self) -> None:
-        self.crashes += 1
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None

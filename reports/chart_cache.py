@@ -64,15 +64,22 @@ class ChartCache:
             return  # absent or damaged: every chart is drawn
         if not isinstance(saved, dict) or saved.get("code") != code_digest():
             return
-        self._plots = saved.get("plots") or {}
-        self._svgs = saved.get("svgs") or {}
+        plots, svgs = saved.get("plots"), saved.get("svgs")
+        if isinstance(plots, dict) and isinstance(svgs, dict):
+            self._plots = {k: v for k, v in plots.items() if v is None or isinstance(v, dict)}
+            self._svgs = {k: v for k, v in svgs.items() if isinstance(v, str)}
 
     def plot(self, key: str, build: Callable[[], Plot | None]) -> Plot | None:
         if key in self._plots:
-            self.hits += 1
             found = self._plots[key]
-            self._used_plots[key] = found
-            return None if found is None else Plot(**found)
+            try:
+                kept = None if found is None else Plot(**found)
+            except TypeError:  # an entry that is not a Plot: drawn again below
+                pass
+            else:
+                self.hits += 1
+                self._used_plots[key] = found
+                return kept
         self.misses += 1
         made = build()
         self._used_plots[key] = None if made is None else dataclasses.asdict(made)

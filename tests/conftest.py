@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from parsers.base import SourceFile
+from store.store import connect
 
 PROJECT = Path(__file__).resolve().parents[1]
 # The shared corpus of real tool outputs, beside the project; SIZING_TEST_CORPUS points
@@ -45,3 +46,12 @@ def parsed_rows(parser, relpath: str, table: str):
     result = parser.parse(corpus_file(relpath))
     assert result.problems == []
     return result.tables[table]
+
+
+def query(warehouse: Path, sql: str, params: list | None = None) -> list[tuple]:
+    """A statement's rows, read as an analyst reads the warehouse (read-only)."""
+    con = connect(warehouse, read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()

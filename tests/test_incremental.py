@@ -12,7 +12,7 @@ import pytest
 
 from pipelines.definitions import defs
 from samples import generate
-from store.store import connect
+from tests.conftest import query
 
 PA_DIR = "inference/h100-bm-01/perf_analyzer"
 INFERENCE = ("core.inference_measurements", "sizing.inference_optimal_concurrency",
@@ -35,14 +35,6 @@ def materialized(result: dg.ExecuteInProcessResult) -> dict[str, dict]:
         "metadata": e.materialization.metadata,
         "version": (e.materialization.tags or {}).get("dagster/data_version")}
         for e in result.get_asset_materialization_events()}
-
-
-def query(warehouse: Path, sql: str, params: list | None = None) -> list[tuple]:
-    con = connect(warehouse, read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 @pytest.fixture

@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 from pipelines.cli import main
 from samples import generate
 from schemas.spec import quote_ident
-from store.store import connect
 from tests import mutants as m
+from tests.conftest import query
 
 SEEDS = m.seeds()
 LABELS = sorted(SEEDS)
@@ -183,14 +183,6 @@ def mutated_run(tmp_path_factory):
             patch.delenv(name, raising=False)
         code = main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)])
     return code, raw, warehouse, applied
-
-
-def query(warehouse: Path, sql: str, params: list | None = None) -> list[tuple]:
-    con = connect(warehouse, read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def test_the_mutated_run_exits_0(mutated_run):

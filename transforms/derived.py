@@ -30,23 +30,17 @@ def rebuild(store: Store, table: Table, query: str, run_id: str) -> int:
     count. The query may return more columns than the table; they are dropped. The result
     stays in DuckDB (which spills what does not fit) and reaches polars a slice at a time."""
     with store.transaction():
-        store.ensure([table])
+        _clear(store, table)
         # numbered: rowids of rows not yet committed do not start at 0
         store.con.execute("CREATE OR REPLACE TEMP TABLE _derived AS SELECT *, "
                           f"row_number() OVER () - 1 AS _slice_row FROM ({sql(query)})")
         total = store.query("SELECT count(*) AS n FROM _derived")["n"][0]
-        store.con.execute(f"DELETE FROM {table.qualified}")
-        store.con.execute(f"DELETE FROM {QUARANTINE.qualified} WHERE target_table = ?",
-                          [table.key])
         held = 0
         for start in range(0, max(total, 1), SLICE_ROWS):
             rows = store.query(f"SELECT * EXCLUDE (_slice_row) FROM _derived WHERE _slice_row "
                                f">= {start} AND _slice_row < {start + SLICE_ROWS} "
                                "ORDER BY _slice_row")
-            good, problems = validate(table, rows)
-            store.insert(table, good)
-            store.insert(QUARANTINE, _quarantine(problems, run_id))
-            held += len(problems)
+            held += _append_validated(store, table, rows, run_id)[1]
         store.con.execute("DROP TABLE _derived")
     return held
 
@@ -56,13 +50,24 @@ def replace_validated(store: Store, table: Table, rows: pl.DataFrame,
     """The one write policy of derived tables: validate, replace the table with the rows
     that pass, and put the others in raw.quarantine with their reason (a value out of its
     column's domain never reaches a sizing table). Returns (rows written, held back)."""
-    good, problems = validate(table, rows)
     with store.transaction():
-        store.ensure([table])
-        store.replace_all(table, good)
-        store.con.execute(f"DELETE FROM {QUARANTINE.qualified} WHERE target_table = ?",
-                          [table.key])
-        store.insert(QUARANTINE, _quarantine(problems, run_id or _current_run(store)))
+        _clear(store, table)
+        return _append_validated(store, table, rows, run_id or _current_run(store))
+
+
+def _clear(store: Store, table: Table) -> None:
+    """The table emptied, and the quarantine records of its previous build gone."""
+    store.ensure([table])
+    store.con.execute(f"DELETE FROM {table.qualified}")
+    store.con.execute(f"DELETE FROM {QUARANTINE.qualified} WHERE target_table = ?",
+                      [table.key])
+
+
+def _append_validated(store: Store, table: Table, rows: pl.DataFrame, run_id: str
+                      ) -> tuple[int, int]:
+    good, problems = validate(table, rows)
+    store.insert(table, good)
+    store.insert(QUARANTINE, _quarantine(problems, run_id))
     return good.height, len(problems)
 
 
