@@ -7,8 +7,10 @@ validates and writes the blocks before. Outcomes come back in the order of the f
 only a few blocks are in flight at once, so memory does not grow with the archive.
 
 A worker that dies (a parser crashing the interpreter, the kernel killing it for memory)
-takes no run down: its block is examined again one file per task in a fresh pool, and the
-file whose task kills a worker again is rejected with the reason.
+takes no run down. It breaks its whole pool: every block in flight there fails, and a block
+submitted after the break is refused. Refused blocks go to a fresh pool; failed blocks are
+examined again one file at a time in a pool of one worker that examines nothing else, so the
+file whose task kills that worker is the culprit, and only it is rejected, with the reason.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import os
 import signal
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
@@ -100,6 +102,7 @@ class _Block:
     def __init__(self, jobs: list[Job]):
         self.jobs = jobs
         self.future: Future[list[FileOutcome]] | None = None
+        self.pool: ProcessPoolExecutor | None = None  # the pool examining it
         self.done: list[FileOutcome] | None = None
 
 
@@ -128,6 +131,7 @@ class Examiner:
         self.settings = settings
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._solo: ProcessPoolExecutor | None = None  # one worker, one suspect at a time
 
     def outcomes(self, items: Sequence[tuple[Job, FileOutcome | None]]
                  ) -> Iterator[FileOutcome]:
@@ -164,7 +168,13 @@ class Examiner:
         if not block.jobs:
             block.done = []
             return
-        block.future = self._executor().submit(_examine_block, block.jobs, self.settings)
+        try:
+            block.pool = self._executor()
+            block.future = block.pool.submit(_examine_block, block.jobs, self.settings)
+        except BrokenProcessPool:  # a worker died since the last submit: a fresh pool
+            self._discard(block.pool)
+            block.pool = self._executor()
+            block.future = block.pool.submit(_examine_block, block.jobs, self.settings)
 
     def _result(self, block: _Block) -> list[FileOutcome]:
         if block.done is not None:
@@ -172,16 +182,20 @@ class Examiner:
         assert block.future is not None
         try:
             return block.future.result()
-        except BrokenProcessPool:
-            self._lost_pool()
+        except (BrokenProcessPool, CancelledError):  # its pool broke: which file did it?
+            self._discard(block.pool)
             return [self._alone(job) for job in block.jobs]
 
     def _alone(self, job: Job) -> FileOutcome:
-        """One file in a task of its own: the one that kills a worker is rejected."""
+        """One file in the one-worker pool, where nothing else runs: if the worker dies,
+        this file killed it."""
+        if self._solo is None:
+            self._solo = _pool(1)
         try:
-            return self._executor().submit(_examine_block, [job], self.settings).result()[0]
+            return self._solo.submit(_examine_block, [job], self.settings).result()[0]
         except BrokenProcessPool:
-            self._lost_pool()
+            self._solo.shutdown(wait=False, cancel_futures=True)
+            self._solo = None
             file = job[0]
             return FileOutcome(
                 file.relpath, "", file.size_bytes, file.mtime_ns, None, "rejected",
@@ -191,17 +205,26 @@ class Examiner:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["ingest.workers"])
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+            self._pool = _pool(self.workers)
         return self._pool
 
-    def _lost_pool(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+    def _discard(self, pool: ProcessPoolExecutor | None) -> None:
+        """Forget a broken pool. Its futures are not cancelled: the pool fails them itself,
+        and cancelling races with that; blocks in a newer pool keep running."""
+        if pool is None:
+            return
+        pool.shutdown(wait=False)
+        if self._pool is pool:
             self._pool = None
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        for pool in (self._pool, self._solo):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = self._solo = None
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["ingest.workers"])
+    return ProcessPoolExecutor(workers, mp_context=context)

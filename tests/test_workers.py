@@ -6,6 +6,7 @@ they copy stands."""
 from __future__ import annotations
 
 import shutil
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,36 @@ def test_a_dying_worker_costs_its_file_only(tmp_path, raw, always_parallel, monk
     assert set(others) == {"loaded"}
     assert tables["raw.perf_analyzer"] == []  # the only perf_analyzer file
     assert len(tables["raw.model_analyzer_inference"]) > 0
+
+
+def test_a_pool_that_breaks_between_two_submits_costs_nothing(tmp_path, raw, always_parallel,
+                                                              monkeypatch):
+    """A worker dying while the run submits: the pool refuses the next block (the race
+    that made a CI run fail); that block goes to a fresh pool and every file loads."""
+    real_pool = workers._pool
+    refused = []
+
+    def pool_refusing_its_third_block(size):
+        pool = real_pool(size)
+        if not refused:
+            submit, calls = pool.submit, []
+
+            def refusing(*args, **kwargs):
+                calls.append(1)
+                if len(calls) == 3:
+                    refused.append(args[1][0][0].relpath)
+                    raise BrokenProcessPool("a child process terminated abruptly")
+                return submit(*args, **kwargs)
+            pool.submit = refusing
+        return pool
+
+    _, alone, ledger_alone = ingested(tmp_path, raw, "alone", 0)
+    monkeypatch.setattr(workers, "_pool", pool_refusing_its_third_block)
+    report, pooled, ledger_pooled = ingested(tmp_path, raw, "pooled", 2)
+    assert len(refused) == 1
+    assert pooled == alone
+    assert ledger_pooled == ledger_alone
+    assert report.counts()["loaded"] == len(generate.all_files())
 
 
 def test_the_pool_starts_only_when_enough_files_need_examining(tmp_path, raw, monkeypatch):
