@@ -11,17 +11,25 @@ from parsers.fio.terse import FioTerse
 from parsers.fio.text import FioText
 from parsers.gdsio.text_output import Gdsio
 from parsers.genai_perf.exports import GenAiPerfCsv, GenAiPerfJson
+from parsers.llm_serving.aiperf import AiperfCsv, AiperfJson
+from parsers.llm_serving.sglang import SglangBenchJsonl
+from parsers.llm_serving.vllm import VllmBenchJson
+from parsers.mlperf.systems import MlperfSystemsJson
+from parsers.mlperf_inference import summary as mlperf_inference
+from parsers.mlperf_inference.summary import MlperfInferenceSummary
 from parsers.mlperf_storage.results import (
     MlperfStorageEpochs,
     MlperfStorageReport,
     MlperfStorageSummary,
 )
+from parsers.mlperf_training.result_log import MlperfTrainingResult
 from parsers.model_analyzer.checkpoint import ModelAnalyzerCheckpoint
 from parsers.model_analyzer.csv_export import ModelAnalyzerCsv
+from parsers.nccl_tests.text_output import NcclTests
 from parsers.non_results import not_a_result, unsupported
 from parsers.perf_analyzer.csv_export import PerfAnalyzerCsv
 from parsers.reference.inference_csv import GpusCsv, ModelsCsv
-from parsers.reference.sizing_yaml import CapacityScenarios, SloPolicies
+from parsers.reference.sizing_yaml import CapacityScenarios, LlmSloPolicies, SloPolicies
 from parsers.reference.storage_csv import CheckpointBytesCsv, DatasetsCsv
 from parsers.tf_cnn.benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
 from parsers.tf_cnn.lambda_metadata import TfCnnLambdaMetadata
@@ -32,6 +40,10 @@ PARSERS: tuple[Parser, ...] = (
     ModelAnalyzerCheckpoint(),
     ModelAnalyzerCsv(),
     PerfAnalyzerCsv(),
+    AiperfJson(),  # before GenAI-Perf, whose sniffers also match AIPerf's exports
+    AiperfCsv(),
+    VllmBenchJson(),
+    SglangBenchJsonl(),
     GenAiPerfJson(),
     GenAiPerfCsv(),
     ModelsCsv(),
@@ -40,6 +52,7 @@ PARSERS: tuple[Parser, ...] = (
     CheckpointBytesCsv(),
     CapacityScenarios(),
     SloPolicies(),
+    LlmSloPolicies(),
     TfCnnLog(),
     TfCnnBenchmarkRun(),
     TfCnnBenchmarkMetrics(),
@@ -52,6 +65,10 @@ PARSERS: tuple[Parser, ...] = (
     MlperfStorageSummary(),
     MlperfStorageEpochs(),
     MlperfStorageReport(),
+    MlperfInferenceSummary(),
+    MlperfSystemsJson(),
+    MlperfTrainingResult(),
+    NcclTests(),  # scans up to 1 MiB of text for the header, column titles or summary
     Gdsio(),  # last: it scans up to 1 MiB of text for result lines
 )
 BY_FORMAT: dict[str, Parser] = {p.format: p for p in PARSERS}
@@ -78,6 +95,8 @@ class Detection:
 
 
 def detect(src: SourceFile) -> Detection:
+    if reason := mlperf_inference.not_a_result(src):  # before MLPerf Training's MLLOG reader
+        return Detection(None, ignored_reason=reason)
     for parser in PARSERS:
         if parser.sniff(src):
             return Detection(parser)

@@ -28,6 +28,7 @@ GB_TO_BYTES = 1e9
 TB_TO_BYTES = 1e12
 BYTES_TO_MB = 1e-6
 BYTE_TO_BITS = 8
+GB_PER_S_TO_BYTES_PER_S = 1e9  # decimal GB/s (nccl-tests algbw and busbw: 1 GB = 10^9 B)
 
 # ---- times -----------------------------------------------------------------------------------
 S_TO_MS = 1000.0

@@ -18,6 +18,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from samples.llm_serving import llm_serving_files
+from samples.mlperf_inference import mlperf_inference_files
+from samples.mlperf_training import mlperf_training_files
+from samples.nccl_tests import nccl_tests_files
 from samples.storage import storage_files
 from samples.training import training_files
 
@@ -206,6 +210,7 @@ def sample_files() -> dict[str, str]:
             f"{m.name},{m.parameters_billions},{m.precision}\n" for m in (*MODELS, LLM)),
         "reference/gpus.csv": "gpu_model,memory_gb\nH100-80GB,80\nA100-40GB,40\nL40S-48GB,48\n",
         "reference/slo.yaml": SLO_YAML,
+        "reference/llm_slo.yaml": LLM_SLO_YAML,
         "reference/scenarios/vision-and-chat.yaml": SCENARIO_YAML,
         "inference/h100-bm-01/run.yaml": run_yaml(
             system="h100-bm-01", gpu_model="H100-80GB", gpu_memory_gb=80, gpus_per_node=8,
@@ -239,6 +244,19 @@ SLO_YAML = """\
 - {name: chat, percentile: p95, max_latency_ms: 1500}
 """
 
+# MLPerf Inference v4.1's LLM latency constraints (llama2-70b Server and Interactive, at the
+# 99th percentile), and a relaxed policy for batch-like chat.
+LLM_SLO_YAML = """\
+# Chat SLO policies the LLM serving rule is computed for: both limits at one percentile.
+- {name: mlperf-server, percentile: p99, max_ttft_ms: 2000, max_tpot_ms: 200,
+   description: "MLPerf Inference v4.1 llama2-70b Server constraints"}
+- {name: mlperf-interactive, percentile: p99, max_ttft_ms: 450, max_tpot_ms: 40,
+   description: "MLPerf Inference v4.1 llama2-70b Interactive constraints"}
+- {name: chat-p90, percentile: p90, max_ttft_ms: 1000, max_tpot_ms: 100,
+   description: "a reader sees the first words within a second and reads no slower than
+     ten tokens a second"}
+"""
+
 SCENARIO_YAML = """\
 name: vision-and-chat
 server: {gpu_model: H100-80GB, gpus_per_server: 8}
@@ -252,8 +270,10 @@ demands:
 
 
 def all_files() -> dict[str, str]:
-    """The whole sample raw root: inference, training and storage."""
-    return {**sample_files(), **training_files(), **storage_files()}
+    """The whole sample raw root: inference, training, storage, LLM serving, MLPerf and
+    collectives."""
+    return {**sample_files(), **training_files(), **storage_files(), **llm_serving_files(),
+            **mlperf_inference_files(), **mlperf_training_files(), **nccl_tests_files()}
 
 
 def write(root: Path, files: dict[str, str] | None = None) -> list[Path]:

@@ -13,7 +13,8 @@ from parsers.base import SourceFile
 from tests.conftest import CORPUS
 
 FOLDERS = ("model_analyzer", "perf_analyzer", "genai_perf", "tf_cnn_benchmarks", "fio",
-           "gdsio", "elbencho", "mlperf_storage")
+           "gdsio", "elbencho", "mlperf_storage", "nccl_tests", "mlperf_inference",
+           "llm_serving", "mlperf_training")
 DOC = "not a result: documentation text"
 MA_CONFIG = "not a result: Model Analyzer profile config (YAML)"
 FIO_JOB = ("ignored", "not a result: fio job file (or template): the run's output is loaded")
@@ -94,6 +95,30 @@ NOT_LOADED = {
     "overrides.yaml": ("ignored", "not a result: Hydra overrides of a DLIO run "
                                   "(overrides.yaml), read as context of the run (workload, "
                                   "model, accelerator)"),
+    **{f"mlperf_inference/mlcommons__inference_results_v4.1/closed/{run}": (
+        "ignored", "not a result: LoadGen detail log (mlperf_log_detail.txt); the "
+                   "mlperf_log_summary.txt of the same run is loaded (same numbers, 6 "
+                   "significant digits)") for run in (
+        "AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99/Server/performance/run_1/"
+        "mlperf_log_detail.txt",
+        "Cisco/results/C240M7_L40Sx2_TRT/gptj-99/Server/performance/run_1/mlperf_log_detail.txt",
+        "Intel/results/1-node-2S-GNR-PyTorch/gptj-99/Offline/performance/run_1/"
+        "mlperf_log_detail.txt",
+        "Lenovo/results/SR650_V3_3xL40S_TRT/resnet50/Offline/performance/run_1/"
+        "mlperf_log_detail.txt",
+        "NVIDIA/results/H200-SXM-141GBx8_TRT/llama2-70b-99/Offline/performance/run_1/"
+        "mlperf_log_detail.txt",
+        "NeuralMagic/results/vLLM_8xL40S-reference-cpu-pytorch-v2.3.1-default_config/"
+        "llama2-70b-99/offline/performance/run_1/mlperf_log_detail.txt",
+        "Supermicro/results/SYS_821GE_TNHR_H100_SXM_80GBx8_TRT/resnet50/Server/performance/"
+        "run_1/mlperf_log_detail.txt",
+        "UntetherAI/results/r760_u6_slim/resnet50/server/performance/run_1/"
+        "mlperf_log_detail.txt")},
+    **{f"mlperf_inference/mlcommons__inference_results_v4.1/closed/{acc}/accuracy/accuracy.txt":
+       ("ignored", "not a result: MLPerf Inference accuracy-script output (accuracy.txt, "
+                   "free-form per benchmark); the run's performance summary is loaded")
+       for acc in ("AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99/Server",
+                   "Lenovo/results/SR650_V3_3xL40S_TRT/resnet50/Offline")},
 }
 INFERENCE = FOLDERS[:3]
 # Checkpoint measurements per file (one row per measurement and model), and GenAI-Perf rows

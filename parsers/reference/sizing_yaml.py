@@ -1,4 +1,4 @@
-"""raw/reference YAML written by people: slo.yaml and capacity scenarios.
+"""raw/reference YAML written by people: slo.yaml, llm_slo.yaml and capacity scenarios.
 
 Recognised by their keys, validated strictly: a scenario with a wrong type is rejected
 whole, with the path of the bad value, since half a scenario would plan the wrong thing.
@@ -12,6 +12,7 @@ from typing import Any
 from parsers import safe_yaml
 from parsers.base import FormatError, Parsed, SourceFile, frame
 from parsers.safe_yaml import shown
+from schemas.llm import LLM_SLO_POLICIES
 from schemas.scenarios import CAPACITY_SCENARIOS, SLO_POLICIES
 from schemas.sizing import PERCENTILES
 from schemas.spec import Table
@@ -74,23 +75,61 @@ class SloPolicies:
         return _looks_like(src, "percentile", "max_latency_ms") and "demands:" not in src.head()
 
     def parse(self, src: SourceFile) -> Parsed:
-        doc = _load(src)
-        items = doc.get("policies") if isinstance(doc, dict) else doc
-        if not isinstance(items, list) or not items:
-            raise FormatError("expected a list of {name, percentile, max_latency_ms} policies")
-        rows, names = [], set()
-        for i, item in enumerate(items, 1):
-            where = f"policy {i}"
-            item = _mapping(item, where)
-            name = _text(item.get("name"), f"{where} name")
-            if name in names or name == "none":
-                raise FormatError(f"{where}: policy name {name!r} is used twice or reserved")
-            names.add(name)
-            rows.append({"name": name,
-                         "percentile": _percentile(item.get("percentile"), f"{name}.percentile"),
-                         "max_latency_ms": float(_positive(item.get("max_latency_ms"),
-                                                           f"{name}.max_latency_ms"))})
+        rows = [{"name": name, "percentile": _percentile(item.get("percentile"),
+                                                         f"{name}.percentile"),
+                 "max_latency_ms": float(_positive(item.get("max_latency_ms"),
+                                                   f"{name}.max_latency_ms"))}
+                for name, item in _policies(src, "{name, percentile, max_latency_ms}")]
         return Parsed({SLO_POLICIES.key: frame(rows, SLO_POLICIES)})
+
+
+class LlmSloPolicies:
+    """`- {name, percentile, max_ttft_ms, max_tpot_ms, description}` items, as a list or
+    under `policies:`: chat SLOs, one percentile for both limits (as MLPerf's LLM
+    benchmarks and DistServe's goodput state them)."""
+
+    format = "llm_slo_policies"
+    version = 1
+    tables: tuple[Table, ...] = (LLM_SLO_POLICIES,)
+
+    def sniff(self, src: SourceFile) -> bool:
+        return _looks_like(src, "percentile", "max_ttft_ms", "max_tpot_ms")
+
+    def parse(self, src: SourceFile) -> Parsed:
+        rows = []
+        for name, item in _policies(src, "{name, percentile, max_ttft_ms, max_tpot_ms}"):
+            description = item.get("description")
+            if description is not None and not isinstance(description, str):
+                raise FormatError(f"{name}.description must be text, found "
+                                  f"{shown(description)}")
+            rows.append({"name": name,
+                         "percentile": _percentile(item.get("percentile"),
+                                                   f"{name}.percentile"),
+                         "max_ttft_ms": float(_positive(item.get("max_ttft_ms"),
+                                                        f"{name}.max_ttft_ms")),
+                         "max_tpot_ms": float(_positive(item.get("max_tpot_ms"),
+                                                        f"{name}.max_tpot_ms")),
+                         "description": description})
+        return Parsed({LLM_SLO_POLICIES.key: frame(rows, LLM_SLO_POLICIES)})
+
+
+def _policies(src: SourceFile, shape: str) -> list[tuple[str, dict]]:
+    """(name, item) of each policy: a list, or a list under `policies:`; names unique and
+    never 'none' (the policy without limits, which always exists)."""
+    doc = _load(src)
+    items = doc.get("policies") if isinstance(doc, dict) else doc
+    if not isinstance(items, list) or not items:
+        raise FormatError(f"expected a list of {shape} policies")
+    policies, names = [], set()
+    for i, item in enumerate(items, 1):
+        where = f"policy {i}"
+        item = _mapping(item, where)
+        name = _text(item.get("name"), f"{where} name")
+        if name in names or name == "none":
+            raise FormatError(f"{where}: policy name {name!r} is used twice or reserved")
+        names.add(name)
+        policies.append((name, item))
+    return policies
 
 
 class CapacityScenarios:

@@ -1,6 +1,7 @@
 """Reference data written by people, on fixtures the project writes
 (tests/fixtures/reference): models.csv, gpus.csv, datasets.csv, checkpoint_bytes.csv (each
-recognised by its header, in any case and order), slo.yaml and capacity scenarios."""
+recognised by its header, in any case and order), slo.yaml, llm_slo.yaml and capacity
+scenarios."""
 
 from __future__ import annotations
 
@@ -9,14 +10,15 @@ import pytest
 from ingest.examine import examine
 from parsers.base import FormatError, SourceFile
 from parsers.reference.inference_csv import GpusCsv, ModelsCsv
-from parsers.reference.sizing_yaml import CapacityScenarios, SloPolicies
+from parsers.reference.sizing_yaml import CapacityScenarios, LlmSloPolicies, SloPolicies
 from parsers.reference.storage_csv import CheckpointBytesCsv, DatasetsCsv
 from tests.fixtures import fixture
 
 CSVS = {"reference/models.csv": ModelsCsv, "reference/gpus.csv": GpusCsv,
         "reference/datasets.csv": DatasetsCsv,
         "reference/checkpoint_bytes.csv": CheckpointBytesCsv}
-YAMLS = {"reference/slo.yaml": SloPolicies, "reference/scenarios.yaml": CapacityScenarios}
+YAMLS = {"reference/slo.yaml": SloPolicies, "reference/llm_slo.yaml": LlmSloPolicies,
+         "reference/scenarios.yaml": CapacityScenarios}
 ALL = {**CSVS, **YAMLS}
 
 
@@ -99,6 +101,12 @@ def test_slo_policies():
         ("chat-interactive", "p99", 1500.0), ("batch-overnight", "p95", 60000.5)]
 
 
+def test_llm_slo_policies():
+    assert table("reference/llm_slo.yaml").rows() == [
+        ("chat-interactive", "p99", 450.0, 40.0, "MLPerf v4.1 llama2-70b Interactive"),
+        ("chat-relaxed", "p90", 2000.5, 150.0, None)]
+
+
 def test_capacity_scenarios_one_row_per_demand():
     df = table("reference/scenarios.yaml")
     assert df.select("scenario", "gpu_model", "gpus_per_server", "slo_percentile",
@@ -115,6 +123,16 @@ def test_capacity_scenarios_one_row_per_demand():
      "chat-interactive.max_latency_ms must be a finite number above 0"),
     ("reference/slo.yaml", "name: batch-overnight", "name: chat-interactive",
      "policy 2: policy name 'chat-interactive' is used twice or reserved"),
+    ("reference/llm_slo.yaml", "max_tpot_ms: 150", "max_tpot_ms: .nan",
+     "chat-relaxed.max_tpot_ms must be a finite number above 0"),
+    ("reference/llm_slo.yaml", "max_ttft_ms: 450", "max_ttft_ms: 0",
+     "chat-interactive.max_ttft_ms must be a finite number above 0"),
+    ("reference/llm_slo.yaml", "percentile: P90", "percentile: p99.9",
+     "chat-relaxed.percentile must be one of"),
+    ("reference/llm_slo.yaml", "name: chat-relaxed", "name: none",
+     "policy 2: policy name 'none' is used twice or reserved"),
+    ("reference/llm_slo.yaml", "description: MLPerf v4.1 llama2-70b Interactive",
+     "description: [1, 2]", "chat-interactive.description must be text"),
     ("reference/scenarios.yaml", "gpus_per_server: 2", "gpus_per_server: 2.5",
      "edge-pilot.server.gpus_per_server must be a whole number above 0"),
     ("reference/scenarios.yaml", "concurrent_users: 40", "concurrent_users: .inf",

@@ -14,11 +14,16 @@ from samples.generate import all_files
 
 FILES = all_files()
 RESULTS = sorted(p for p in FILES if not p.endswith("run.yaml"))
-FORMATS = {"model_analyzer": "model_analyzer_csv", "perf_analyzer": "perf_analyzer_csv",
+FORMATS = {  # the first part found in the path names the format
+           "/systems/": "mlperf_systems_json", "mlperf_log_summary": "mlperf_inference_summary",
+           "/result_": "mlperf_training_result", "_perf.log": "nccl_tests_text",
+           "model_analyzer": "model_analyzer_csv", "perf_analyzer": "perf_analyzer_csv",
            "genai_perf/c64": "genai_perf_json", "genai_perf": "genai_perf_csv",
            "training": "tf_cnn_log", "/fio-": "fio_json", "/gdsio-": "gdsio_text",
            "reference/gpus": "reference_gpus", "reference/models": "reference_models",
-           "reference/scenarios": "capacity_scenarios", "reference/slo": "slo_policies"}
+           "reference/scenarios": "capacity_scenarios", "reference/slo": "slo_policies",
+           "reference/llm_slo": "llm_slo_policies", "/vllm-": "vllm_bench_json",
+           "profile_export_aiperf.json": "aiperf_json", "profile_export_aiperf.csv": "aiperf_csv"}
 
 
 def expected_format(relpath: str) -> str:

@@ -1,0 +1,1 @@
+"""LLM-serving load tests: vLLM bench JSON, SGLang bench_serving JSONL, AIPerf exports."""

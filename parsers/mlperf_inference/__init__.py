@@ -1,0 +1,1 @@
+"""MLPerf Inference LoadGen output (mlperf_inference/FORMATS.md)."""
