@@ -42,8 +42,10 @@ RAW_ROOT = source_version("ingest/discovery.py", "assets/ingestion/raw_root.py")
 INFERENCE = source_version(*_DERIVING, "transforms/inference", "assets/inference")
 TRAINING = source_version(*_DERIVING, "transforms/training", "assets/training")
 STORAGE = source_version(*_DERIVING, "transforms/storage", "assets/storage")
+LLM = source_version(*_DERIVING, "transforms/llm", "assets/llm")
+MLPERF = source_version(*_DERIVING, "transforms/mlperf", "assets/mlperf")
 REPORT = source_version(*_DERIVING, "reports", "assets/report")
-DERIVED = (INFERENCE, TRAINING, STORAGE, REPORT)
+DERIVED = (INFERENCE, TRAINING, STORAGE, LLM, MLPERF, REPORT)
 
 
 def derived_fingerprint() -> str:

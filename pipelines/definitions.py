@@ -8,6 +8,8 @@ from assets.inference import checks as inference_checks
 from assets.inference import measurements, sizing
 from assets.ingestion import raw_files, raw_root
 from assets.keys import RAW_ROOT_KEY
+from assets.llm import tables as llm_tables
+from assets.mlperf import tables as mlperf_tables
 from assets.report import sizing_report
 from assets.resources import SizingRules, Warehouse
 from assets.storage import checks as storage_checks
@@ -27,9 +29,11 @@ ingest_job = dg.define_asset_job(
 
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules([raw_root, raw_files, measurements, training_tables,
-                                        storage_tables, sizing, sizing_report]),
+                                        storage_tables, sizing, llm_tables, mlperf_tables,
+                                        sizing_report]),
     asset_checks=dg.load_asset_checks_from_modules(
-        [raw_files, measurements, training_tables, storage_checks, inference_checks]),
+        [raw_files, measurements, training_tables, storage_checks, inference_checks,
+         llm_tables, mlperf_tables]),
     jobs=[ingest_job],
     sensors=[raw_files_sensor],
     schedules=[daily_ingest_schedule],

@@ -229,6 +229,8 @@ def sample_files() -> dict[str, str]:
     files["inference/h100-bm-01/perf_analyzer/run.yaml"] = run_yaml(batch_size=1)
     files["inference/h100-bm-01/perf_analyzer/bert_large_onnx-results.csv"] = \
         perf_analyzer_csv(MODELS[1])
+    # GenAI-Perf files do not say how many GPUs served the model either
+    files["inference/h100-bm-01/genai_perf/run.yaml"] = run_yaml(gpus=1)
     for c in (1, 8, 32):
         folder = f"inference/h100-bm-01/genai_perf/{LLM.name}-triton-tensorrtllm-concurrency{c}"
         files[f"{folder}/profile_export_genai_perf.csv"] = genai_perf_csv(LLM, c)

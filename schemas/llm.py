@@ -10,9 +10,21 @@ from __future__ import annotations
 
 from schemas.checks import Check
 from schemas.sizing import PERCENTILES
-from schemas.spec import Table, real, text
+from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
 _POSITIVE = (Check.gt(0),)
+# latency statistics of a serving run: the policy percentile p50 reads `median`, avg `mean`
+STATS = ("mean", "median", "p90", "p95", "p99")
+STAT_OF_PERCENTILE = {"avg": "mean", "p50": "median", "p90": "p90", "p95": "p95",
+                      "p99": "p99"}
+LATENCIES = {"ttft": "Time to first token", "tpot": "Time per output token after the first "
+             "(GenAI-Perf and AIPerf: inter-token latency)", "itl": "Inter-token latency "
+             "(vLLM/SGLang: gaps between streamed chunks)", "e2el": "End-to-end request latency"}
+
+
+def _latency_columns() -> list[Column]:
+    return [real(f"{metric}_{stat}_ms", f"{what}, {stat}, ms.", checks=NON_NEGATIVE)
+            for metric, what in LATENCIES.items() for stat in STATS]
 
 LLM_SLO_POLICIES = Table(
     "raw", "llm_slo_policies",
@@ -30,4 +42,149 @@ LLM_SLO_POLICIES = Table(
     ),
 )
 
+LLM_SERVING_RUNS = Table(
+    "core", "llm_serving_runs",
+    "One row per LLM serving run: a vLLM JSON file (or one run of a sweep summary), an SGLang "
+    "JSONL line, an AIPerf export, a GenAI-Perf export. Latencies in ms whatever the tool "
+    "wrote. Labels follow docs/context.md: what the file says, then run.yaml. An unlimited "
+    "request rate (vLLM/SGLang 'inf') is request_rate_unlimited = true with "
+    "request_rate_per_s NULL: the warehouse keeps no infinities, which would poison every "
+    "aggregate. A run whose requests all failed has status 'failed' and no latency, never "
+    "zero latency. feeds_rules is false for failed runs and for the second export of a run "
+    "(AIPerf CSV beside its JSON; a vLLM sweep summary beside the run's own file).",
+    (
+        text("source_file", "Export the run came from.", nullable=False),
+        integer("run_index", "Run within the file (JSONL line, sweep position), from 1.",
+                nullable=False),
+        text("tool", "vllm, sglang, aiperf or genai_perf.", nullable=False,
+             checks=(Check.isin(["vllm", "sglang", "aiperf", "genai_perf"]),)),
+        text("export_kind", "json, jsonl or csv."),
+        text("backend", "Serving backend the benchmark client spoke to (vllm, sglang, "
+             "openai-chat, ...), as the file says."),
+        text("endpoint_type", "Endpoint (chat, completions, ...), where the file says."),
+        text("model", "Model label: the file's model, a local checkout path reduced to its "
+             "last folder; else run.yaml 'model'."),
+        text("model_as_written", "The model as the file wrote it (a hub id or a path)."),
+        text("model_source", "file or run.yaml."),
+        text("engine_version", "Serving engine version where the file records it."),
+        text("tool_version", "Benchmark client version where the file records it."),
+        text("dataset", "Prompt dataset (sharegpt, random, ...)."),
+        text("system", "Server name (run.yaml 'system')."),
+        text("precision", "Precision (run.yaml 'precision')."),
+        text("gpu_model", "GPU model: the file's metadata, else run.yaml 'gpu_model'."),
+        text("gpu_model_source", "file or run.yaml."),
+        integer("gpus", "GPUs serving one instance of the model: the file, run.yaml 'gpus', "
+                "or the tensor x data parallel sizes the file records. Never the machine's "
+                "gpus_per_node x nodes, which says what the server has, not what the model "
+                "used."),
+        text("gpus_source", "Where gpus came from (see gpus)."),
+        integer("tensor_parallel", "Tensor-parallel size where the file records it.",
+                checks=(Check.ge(0),)),
+        real("request_rate_per_s", "Configured request rate; NULL when unlimited or not a "
+             "rate-driven run.", checks=NON_NEGATIVE),
+        flag("request_rate_unlimited", "The client sent requests as fast as the concurrency "
+             "allowed (request rate 'inf').", nullable=False),
+        real("burstiness", "Request arrival burstiness (1 = Poisson), where recorded.",
+             checks=(Check.ge(0), Check.le(1e6))),
+        integer("concurrency", "Configured maximum concurrent requests (the load level of a "
+                "concurrency sweep); NULL when the run was limited by rate only."),
+        text("load_source", "Where concurrency came from when the file does not state it "
+             "(e.g. an AIPerf 'c8' folder)."),
+        real("measured_concurrency", "Mean requests in flight as measured (SGLang).",
+             checks=(Check.ge(0), Check.le(1e6))),
+        integer("num_prompts", "Requests the client was asked to send.",
+                checks=(Check.ge(0), Check.le(1e12))),
+        integer("completed", "Requests completed.", checks=(Check.ge(0), Check.le(1e12))),
+        integer("failed", "Requests failed.", checks=(Check.ge(0), Check.le(1e12))),
+        real("mean_input_tokens", "Mean input (prompt) tokens per request.",
+             checks=(Check.ge(0), Check.le(1e8))),
+        real("mean_output_tokens", "Mean output tokens per request.",
+             checks=(Check.ge(0), Check.le(1e8))),
+        real("duration_s", "Benchmark duration, s.", checks=NON_NEGATIVE),
+        real("request_throughput_per_s", "Requests completed per second.",
+             checks=NON_NEGATIVE),
+        real("request_goodput_per_s", "Requests per second meeting the tool's own goodput "
+             "limits, where the run asked for them.", checks=NON_NEGATIVE),
+        real("output_tokens_per_s", "Output tokens per second, all requests.",
+             checks=NON_NEGATIVE),
+        real("total_tokens_per_s", "Input plus output tokens per second.",
+             checks=NON_NEGATIVE),
+        real("output_tokens_per_s_per_gpu", "output_tokens_per_s / gpus.",
+             checks=NON_NEGATIVE),
+        *_latency_columns(),
+        text("status", "ok, or failed when no request completed.", nullable=False,
+             checks=(Check.isin(["ok", "failed"]),)),
+        text("failure_reason", "What the file says went wrong."),
+        flag("feeds_rules", "True when this row may feed sizing rules (see the table's "
+             "description).", nullable=False),
+        text("excluded_reason", "Why feeds_rules is false."),
+    ),
+    lineage=False,
+)
+
+_SWEEP = (
+    text("model", "Model label (core.llm_serving_runs.model).", nullable=False),
+    text("gpu_model", "GPU model."),
+    integer("gpus", "GPUs serving one instance of the model."),
+    text("tool", "Benchmark client."),
+    text("backend", "Serving backend."),
+    text("load_kind", "concurrency (a sweep of max concurrency) or request_rate (a sweep of "
+         "request rates).", nullable=False,
+         checks=(Check.isin(["concurrency", "request_rate"]),)),
+)
+
+LLM_SERVING_OPTIMAL = Table(
+    "sizing", "llm_serving_optimal",
+    "The LLM serving rule, per sweep (model x GPU x GPU count x client x backend x load "
+    "kind) and chat SLO policy (raw.llm_slo_policies, plus 'none'). A level meets a policy "
+    "when both its TTFT and its TPOT at the policy's percentile are within the limits. "
+    "max_load_within_slo is the highest measured load meeting the SLO (the capacity of one "
+    "instance at that SLO); knee_load the smallest load meeting the SLO that reaches "
+    "knee_fraction of the best output throughput among loads meeting it (beyond it, more "
+    "load buys little and only adds latency). goodput_per_s follows DistServe: requests per "
+    "second that met both limits, from per-request data where the file has it. Repeated "
+    "runs of one level are summarized by their median.",
+    (
+        *_SWEEP,
+        text("slo_policy", "Policy name ('none': no latency limit).", nullable=False),
+        text("slo_percentile", "Percentile both limits apply to."),
+        real("max_ttft_ms", "TTFT limit, ms.", checks=NON_NEGATIVE),
+        real("max_tpot_ms", "TPOT limit, ms.", checks=NON_NEGATIVE),
+        real("knee_fraction", "Share of the best throughput the knee must reach.",
+             nullable=False),
+        integer("levels_measured", "Load levels measured in the sweep.", nullable=False),
+        integer("levels_within_slo", "Of them, levels meeting the policy.", nullable=False),
+        real("max_load_within_slo", "Highest load meeting the policy: concurrent requests, or "
+             "requests/s for a rate sweep.", checks=(Check.ge(0), Check.le(1e9))),
+        real("output_tokens_per_s", "Output tokens/s at max_load_within_slo.",
+             checks=NON_NEGATIVE),
+        real("output_tokens_per_s_per_gpu", "Output tokens/s per GPU at "
+             "max_load_within_slo.", checks=NON_NEGATIVE),
+        real("request_throughput_per_s", "Requests/s at max_load_within_slo.",
+             checks=NON_NEGATIVE),
+        real("ttft_at_slo_ms", "TTFT at the policy's percentile at max_load_within_slo, ms.",
+             checks=NON_NEGATIVE),
+        real("tpot_at_slo_ms", "TPOT at the policy's percentile at max_load_within_slo, ms.",
+             checks=NON_NEGATIVE),
+        real("mean_output_tokens", "Mean output tokens per request at max_load_within_slo.",
+             checks=(Check.ge(0), Check.le(1e8))),
+        real("knee_load", "Smallest load meeting the policy that reaches knee_fraction of "
+             "the best output throughput among loads meeting it.",
+             checks=(Check.ge(0), Check.le(1e9))),
+        real("knee_output_tokens_per_s", "Output tokens/s at knee_load.",
+             checks=NON_NEGATIVE),
+        real("peak_output_tokens_per_s", "Best output tokens/s among loads meeting the "
+             "policy.", checks=NON_NEGATIVE),
+        real("goodput_per_s", "Requests/s meeting both limits at max_load_within_slo, from "
+             "per-request data; NULL without it.", checks=NON_NEGATIVE),
+        real("goodput_share_pct", "Share of that level's requests meeting both limits, %.",
+             checks=NON_NEGATIVE),
+        text("rule", "The rule as applied, with the numbers."),
+        text("reason", "Why no load meets the policy (then the load columns are NULL)."),
+        text("source_files", "Runs of the sweep, ';'-separated.", nullable=False),
+    ),
+    lineage=False,
+)
+
 TABLES = (LLM_SLO_POLICIES,)
+DERIVED_TABLES = (LLM_SERVING_RUNS, LLM_SERVING_OPTIMAL)

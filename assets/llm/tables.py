@@ -1,0 +1,89 @@
+"""LLM serving: core.llm_serving_runs, the serving rule, and their checks."""
+
+import dagster as dg
+
+from assets.derived import fresh_checks, rebuild
+from assets.keys import table_key as key
+from assets.metadata import described, table_description
+from assets.resources import SizingRules, Warehouse
+from assets.row_checks import rows_check
+from assets.versions import LLM
+from schemas.context import FILE_CONTEXT
+from schemas.genai_perf import GENAI_PERF
+from schemas.ledger import INGESTED_FILES
+from schemas.llm import LLM_SERVING_OPTIMAL, LLM_SERVING_RUNS, LLM_SLO_POLICIES
+from schemas.llm_serving import LLM_SERVING_REQUESTS
+from schemas.llm_serving import LLM_SERVING_RUNS as RAW_SERVING_RUNS
+from transforms.llm.tables import build_optimal, build_runs
+
+CHECK_TTFT_WITHIN_E2E = "ttft_within_end_to_end"
+CHECK_FAILED_WITHOUT_LATENCY = "failed_runs_have_no_latency"
+CHECK_LABELLED = "runs_feeding_rules_name_their_gpu"
+# Printed statistics are rounded (AIPerf CSV: 2 decimals): a first token 1 % after the end
+# is rounding, more is a broken file or a unit mix-up.
+E2E_TOLERANCE = 1.01
+
+# the ledger too: rows of files gone from disk are left out (assets/derived.py)
+_INPUTS = (RAW_SERVING_RUNS, GENAI_PERF, FILE_CONTEXT, INGESTED_FILES)
+
+
+@dg.asset(key=key(LLM_SERVING_RUNS), group_name="core", kinds={"duckdb"}, code_version=LLM,
+          deps=[key(t) for t in _INPUTS], description=table_description(LLM_SERVING_RUNS),
+          check_specs=fresh_checks([LLM_SERVING_RUNS]))
+def llm_serving_runs(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    yield from rebuild(context, warehouse, [LLM_SERVING_RUNS],
+                       lambda store: build_runs(store, context.run_id), core=True)
+
+
+@dg.asset(key=key(LLM_SERVING_OPTIMAL), group_name="sizing", kinds={"duckdb"},
+          code_version=LLM,
+          deps=[key(t) for t in (LLM_SERVING_RUNS, LLM_SLO_POLICIES, LLM_SERVING_REQUESTS)],
+          description=table_description(LLM_SERVING_OPTIMAL),
+          check_specs=fresh_checks([LLM_SERVING_OPTIMAL]))
+def llm_serving_optimal(context: dg.AssetExecutionContext, warehouse: Warehouse,
+                        rules: SizingRules):
+    yield from rebuild(context, warehouse, [LLM_SERVING_OPTIMAL],
+                       lambda store: build_optimal(store, rules.knee_fraction)[1])
+
+
+@dg.asset_check(asset=key(LLM_SERVING_RUNS), name=CHECK_TTFT_WITHIN_E2E,
+                description=described(
+                    "The first token never comes after the whole answer.",
+                    "Per request TTFT <= end-to-end latency, so every statistic of TTFT is "
+                    f"at most the same statistic of E2E (within {E2E_TOLERANCE:g}x for "
+                    "rounding). A run that breaks it mixes units or runs."))
+def ttft_within_end_to_end(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return rows_check(
+        warehouse,
+        f"SELECT source_file, run_index, ttft_mean_ms, e2el_mean_ms, ttft_p99_ms, e2el_p99_ms "
+        f"FROM {LLM_SERVING_RUNS.qualified} WHERE ttft_mean_ms > $1 * e2el_mean_ms "
+        "OR ttft_median_ms > $1 * e2el_median_ms OR ttft_p99_ms > $1 * e2el_p99_ms",
+        "runs whose TTFT exceeds their end-to-end latency", params=[E2E_TOLERANCE])
+
+
+@dg.asset_check(asset=key(LLM_SERVING_RUNS), name=CHECK_FAILED_WITHOUT_LATENCY,
+                description=described(
+                    "A failed run carries no latency and feeds no rule.",
+                    "A run whose requests all failed is recorded as failed, never as a run "
+                    "of zero latency."))
+def failed_runs_have_no_latency(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return rows_check(
+        warehouse,
+        f"SELECT source_file, run_index, status, ttft_mean_ms, e2el_mean_ms, feeds_rules "
+        f"FROM {LLM_SERVING_RUNS.qualified} WHERE status = 'failed' AND (feeds_rules OR "
+        "ttft_mean_ms IS NOT NULL OR e2el_mean_ms IS NOT NULL OR output_tokens_per_s > 0)",
+        "failed runs with latencies or feeding rules")
+
+
+@dg.asset_check(asset=key(LLM_SERVING_RUNS), name=CHECK_LABELLED,
+                description=described(
+                    "Every run that feeds a rule says which GPU served it, and how many.",
+                    "Without gpu_model and gpus a serving run cannot be sized per GPU: add "
+                    "them to the run.yaml beside the file (docs/context.md)."))
+def runs_feeding_rules_name_their_gpu(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return rows_check(
+        warehouse,
+        f"SELECT source_file, run_index, model, gpu_model, gpus FROM "
+        f"{LLM_SERVING_RUNS.qualified} WHERE feeds_rules AND (gpu_model IS NULL OR gpus IS "
+        "NULL) ORDER BY source_file",
+        "serving runs without a GPU model or count", dg.AssetCheckSeverity.WARN)

@@ -1,0 +1,198 @@
+"""LLM serving: core.llm_serving_runs and the serving rule, on the sample sweeps (numbers
+read from the sample files) and on sweeps written here to reach every branch: repeated
+levels, a failed run, per-request goodput, a rate sweep, an SLO no level meets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assets.llm.tables import (
+    failed_runs_have_no_latency,
+    runs_feeding_rules_name_their_gpu,
+    ttft_within_end_to_end,
+)
+from assets.resources import Warehouse
+from ingest.engine import ingest
+from samples import llm_serving
+from samples.generate import LLM_SLO_YAML, run_yaml, write
+from store.store import Store, connect
+from tests.conftest import query
+from tests.parsers.test_llm_serving_fixtures import vllm
+from transforms.llm.tables import build_optimal, build_runs
+
+VLLM = "llm_serving/h100-sxm-01/vllm-llama3.1-8b/"
+AIPERF = "llm_serving/a100-sxm-02/aiperf-llama3.1-8b/"
+SLO = {"reference/llm_slo.yaml": LLM_SLO_YAML}
+
+
+def built(tmp_path: Path, files: dict[str, str]) -> Path:
+    raw, warehouse = tmp_path / "raw", tmp_path / "w.duckdb"
+    write(raw, files)
+    store = Store(connect(warehouse))
+    try:
+        ingest(store, raw, "t")
+        build_runs(store, "t")
+        build_optimal(store, 0.95)
+    finally:
+        store.con.close()
+    return warehouse
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    return built(tmp_path_factory.mktemp("llm"), {**llm_serving.llm_serving_files(), **SLO})
+
+
+def vllm_sample(concurrency: int) -> dict:
+    files = llm_serving.llm_serving_files()
+    return json.loads(files[f"{VLLM}vllm-infqps-concurrency{concurrency}-"
+                            "Llama-3.1-8B-Instruct-20261020.json"])
+
+
+def test_one_row_per_run_with_the_run_context(sample):
+    rows = query(sample, "SELECT tool, gpu_model, gpu_model_source, gpus, gpus_source, "
+                         "count(*), count(*) FILTER (feeds_rules) FROM core.llm_serving_runs "
+                         "GROUP BY ALL ORDER BY tool")
+    assert rows == [("aiperf", "A100-80GB", "run.yaml", 1, "run.yaml", 6, 4),
+                    ("vllm", "H100-80GB", "run.yaml", 1, "run.yaml", 7, 7)]
+    c64 = vllm_sample(64)
+    assert query(sample, "SELECT output_tokens_per_s, output_tokens_per_s_per_gpu, "
+                         "ttft_p99_ms, tpot_p99_ms, request_rate_unlimited, request_rate_per_s "
+                         "FROM core.llm_serving_runs WHERE tool = 'vllm' AND concurrency = 64"
+                 ) == [(c64["output_throughput"], c64["output_throughput"], c64["p99_ttft_ms"],
+                        c64["p99_tpot_ms"], True, None)]
+
+
+def test_the_csv_beside_its_json_is_kept_but_feeds_no_rule(sample):
+    assert query(sample, "SELECT source_file, excluded_reason FROM core.llm_serving_runs "
+                         "WHERE NOT feeds_rules ORDER BY 1") == [
+        (f"{AIPERF}c16/profile_export_aiperf.csv",
+         "the JSON export of the same AIPerf run is used"),
+        (f"{AIPERF}c64/profile_export_aiperf.csv",
+         "the JSON export of the same AIPerf run is used")]
+
+
+def test_the_interactive_slo_stops_the_h100_sweep_at_32(sample):
+    c32, c64 = vllm_sample(32), vllm_sample(64)
+    assert c64["p99_ttft_ms"] > 450 >= c32["p99_ttft_ms"]  # MLPerf interactive: TTFT 450 ms
+    assert c32["p99_tpot_ms"] <= 40
+    row = query(sample, "SELECT levels_measured, levels_within_slo, max_load_within_slo, "
+                        "output_tokens_per_s_per_gpu, ttft_at_slo_ms, tpot_at_slo_ms, "
+                        "knee_load, reason FROM sizing.llm_serving_optimal WHERE tool = 'vllm' "
+                        "AND slo_policy = 'mlperf-interactive'")
+    assert row == [(7, 6, 32.0, c32["output_throughput"], c32["p99_ttft_ms"],
+                    c32["p99_tpot_ms"], 32.0, None)]
+
+
+def test_without_a_limit_the_knee_is_the_smallest_level_near_the_peak(sample):
+    throughput = {c: vllm_sample(c)["output_throughput"] for c in (32, 64)}
+    assert throughput[32] < 0.95 * throughput[64]  # so the knee is 64, the peak itself
+    assert query(sample, "SELECT max_load_within_slo, knee_load, peak_output_tokens_per_s "
+                         "FROM sizing.llm_serving_optimal WHERE tool = 'vllm' "
+                         "AND slo_policy = 'none'") == [(64.0, 64.0, throughput[64])]
+
+
+# ---- sweeps written here ---------------------------------------------------------------------
+
+def run_file(concurrency: int | None, ttft_p99: float, tpot_p99: float, output: float,
+             **more: object) -> str:
+    return json.dumps(vllm(max_concurrency=concurrency, p99_ttft_ms=ttft_p99,
+                           p99_tpot_ms=tpot_p99, output_throughput=output, gpu=None, tp=None,
+                           **more))
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> Path:
+    sweep = "llm/l40s/"
+    files = {
+        **SLO, f"{sweep}run.yaml": run_yaml(gpu_model="L40S-48GB", gpus=2),
+        f"{sweep}c1.json": run_file(1, 100.0, 20.0, 50.0),
+        # two runs of level 4: the level is their median
+        f"{sweep}c4-a.json": run_file(4, 300.0, 30.0, 180.0),
+        f"{sweep}c4-b.json": run_file(4, 500.0, 34.0, 200.0),
+        f"{sweep}c8.json": run_file(8, 2500.0, 60.0, 260.0),
+        f"{sweep}failed.json": json.dumps(vllm(max_concurrency=16, completed=0, failed=3,
+                                               request_throughput=0.0, output_throughput=0.0,
+                                               gpu=None, tp=None)),
+        # a rate sweep beside it, limited by rate (no concurrency), and an unlimited rate
+        f"{sweep}rate/qps1.json": run_file(None, 90.0, 15.0, 40.0, request_rate=1.0),
+        f"{sweep}rate/qps4.json": run_file(None, 200.0, 25.0, 150.0, request_rate=4.0),
+        f"{sweep}rate/qpsinf.json": run_file(None, 9000.0, 90.0, 300.0,
+                                             request_rate="inf"),
+        # per-request data at one level of another sweep: goodput can be counted
+        "llm/goodput/run.yaml": run_yaml(gpu_model="L40S-48GB", gpus=1),
+        "llm/goodput/c2.json": json.dumps(vllm(
+            model_id="org/g-1b", max_concurrency=2, gpu=None, tp=None, request_throughput=2.0,
+            p99_ttft_ms=400.0, p99_tpot_ms=30.0, output_lens=[5, 5, 5, 1],
+            ttfts=[0.1, 0.2, 0.6, 0.3], itls=[[0.02] * 4, [0.05] * 4, [0.01] * 4, []],
+            input_lens=[10, 10, 10, 10], errors=["", "", "", ""],
+            generated_texts=["a", "b", "c", "d"])),
+    }
+    return built(tmp_path_factory.mktemp("written"), files)
+
+
+def optimal(warehouse: Path, policy: str, where: str = "load_kind = 'concurrency'") -> tuple:
+    (row,) = query(warehouse, "SELECT levels_measured, levels_within_slo, max_load_within_slo, "
+                              "ttft_at_slo_ms, tpot_at_slo_ms, output_tokens_per_s, "
+                              "output_tokens_per_s_per_gpu, knee_load, reason "
+                              "FROM sizing.llm_serving_optimal WHERE model = 'org/m-8b' "
+                              f"AND slo_policy = $1 AND {where}", [policy])
+    return row
+
+
+def test_repeated_levels_are_their_median_and_a_failed_run_no_level(written):
+    # level 4: TTFT median(300, 500) = 400 <= 450, TPOT 32 <= 40; level 8: TTFT 2500 > 450
+    assert optimal(written, "mlperf-interactive") == (
+        3, 2, 4.0, 400.0, 32.0, 190.0, 95.0, 4.0, None)
+    assert query(written, "SELECT status, feeds_rules, ttft_mean_ms, output_tokens_per_s "
+                          "FROM core.llm_serving_runs WHERE source_file LIKE '%failed.json'"
+                 ) == [("failed", False, None, None)]
+
+
+def test_the_server_slo_takes_the_highest_level_and_the_knee_is_below_it(written):
+    # p99 TTFT 2500 > 2000 at level 8: the server policy also stops at 4; the knee of the
+    # levels 1 and 4 (50 and 190 tokens/s) is 4, and without a limit 8 (260) is the peak
+    assert optimal(written, "mlperf-server")[2] == 4.0
+    none = optimal(written, "none")
+    assert (none[2], none[7]) == (8.0, 8.0)  # 0.95 x 260 = 247 > 190: the knee is 8
+
+
+def test_a_rate_sweep_is_its_own_sweep_without_the_unlimited_run(written):
+    assert optimal(written, "mlperf-interactive", "load_kind = 'request_rate'") == (
+        2, 2, 4.0, 200.0, 25.0, 150.0, 75.0, 4.0, None)
+    assert query(written, "SELECT request_rate_unlimited, request_rate_per_s, concurrency "
+                          "FROM core.llm_serving_runs WHERE source_file LIKE '%qpsinf.json'"
+                 ) == [(True, None, None)]
+
+
+def test_no_level_meets_an_slo_tighter_than_the_first(written):
+    row = query(written, "SELECT max_load_within_slo, reason FROM sizing.llm_serving_optimal "
+                         "WHERE model = 'org/m-8b' AND load_kind = 'concurrency' "
+                         "AND slo_policy = 'chat-p90'")
+    # chat-p90 reads p90 statistics, which these files do not have
+    assert row == [(None, "the sweep has no p90 TTFT and TPOT to check the SLO against")]
+
+
+def test_goodput_counts_the_requests_within_both_limits(written):
+    # MLPerf server (TTFT 2 s, TPOT 200 ms): all 4 requests; interactive (450 ms, 40 ms):
+    # request 2 has TPOT 50 ms and request 3 TTFT 600 ms: 2 of 4 (the fourth has one token)
+    rows = query(written, "SELECT slo_policy, goodput_share_pct, goodput_per_s "
+                          "FROM sizing.llm_serving_optimal WHERE model = 'org/g-1b' "
+                          "AND slo_policy LIKE 'mlperf%' ORDER BY 1")
+    assert rows == [("mlperf-interactive", 50.0, 1.0), ("mlperf-server", 100.0, 2.0)]
+
+
+def test_checks_pass_on_consistent_runs_and_name_the_broken_one(tmp_path, written):
+    warehouse = Warehouse(path=str(written))
+    assert ttft_within_end_to_end(warehouse).passed
+    assert failed_runs_have_no_latency(warehouse).passed
+    assert runs_feeding_rules_name_their_gpu(warehouse).passed
+    broken = built(tmp_path, {"llm/x/c1.json": run_file(1, 100.0, 20.0, 50.0,
+                                                          mean_e2el_ms=50.0)})
+    result = ttft_within_end_to_end(Warehouse(path=str(broken)))
+    assert not result.passed and result.metadata["failing_rows"].value == 1
+    unlabelled = runs_feeding_rules_name_their_gpu(Warehouse(path=str(broken)))
+    assert not unlabelled.passed

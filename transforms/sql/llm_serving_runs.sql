@@ -1,0 +1,114 @@
+-- core.llm_serving_runs: one row per LLM serving run, whichever tool measured it (vLLM,
+-- SGLang, AIPerf: raw.llm_serving_runs; GenAI-Perf: raw.genai_perf). The file says what it
+-- printed; run.yaml (its columns and tags) fills the GPU, its count and the model where the
+-- file is silent. A run exported twice (AIPerf CSV beside its JSON; a vLLM sweep summary
+-- beside the run's own file) is kept twice, and only one copy has feeds_rules.
+
+WITH
+serving AS (
+    SELECT source_file, run_index, tool, export_kind, backend, endpoint_type, model,
+           engine_version, tool_version, dataset, tensor_parallel, data_parallel,
+           request_rate_per_s, request_rate_unlimited, burstiness,
+           max_concurrency AS concurrency, load_source, measured_concurrency, num_prompts,
+           completed, failed, mean_input_tokens, mean_output_tokens, duration_s,
+           request_throughput_per_s, request_goodput_per_s,
+           output_throughput_tokens_per_s AS output_tokens_per_s,
+           total_token_throughput_tokens_per_s AS total_tokens_per_s,
+           ttft_mean_ms, ttft_median_ms, ttft_p90_ms, ttft_p95_ms, ttft_p99_ms,
+           tpot_mean_ms, tpot_median_ms, tpot_p90_ms, tpot_p95_ms, tpot_p99_ms,
+           itl_mean_ms, itl_median_ms, itl_p90_ms, itl_p95_ms, itl_p99_ms,
+           e2el_mean_ms, e2el_median_ms, e2el_p90_ms, e2el_p95_ms, e2el_p99_ms,
+           status, failure_reason, gpu_model AS file_gpu_model, gpus AS file_gpus,
+           sweep_summary, sweep_run_number
+    FROM raw.llm_serving_runs
+),
+genai_perf AS (  -- one load level per export file; inter-token latency is its TPOT
+    SELECT source_file, 1 AS run_index, 'genai_perf' AS tool,
+           CASE WHEN source_file ILIKE '%.json' THEN 'json' ELSE 'csv' END AS export_kind,
+           endpoint_type, model, request_rate_per_s, false AS request_rate_unlimited,
+           concurrency, load_source, request_count AS completed,
+           input_sequence_length_avg_tokens AS mean_input_tokens,
+           output_sequence_length_avg_tokens AS mean_output_tokens,
+           request_throughput_per_s, request_goodput_per_s,
+           output_token_throughput_per_s AS output_tokens_per_s,
+           time_to_first_token_avg_ms AS ttft_mean_ms, time_to_first_token_p50_ms AS ttft_median_ms,
+           time_to_first_token_p90_ms AS ttft_p90_ms, time_to_first_token_p95_ms AS ttft_p95_ms,
+           time_to_first_token_p99_ms AS ttft_p99_ms,
+           inter_token_latency_avg_ms AS tpot_mean_ms, inter_token_latency_p50_ms AS tpot_median_ms,
+           inter_token_latency_p90_ms AS tpot_p90_ms, inter_token_latency_p95_ms AS tpot_p95_ms,
+           inter_token_latency_p99_ms AS tpot_p99_ms,
+           latency_avg_ms AS e2el_mean_ms, latency_p50_ms AS e2el_median_ms,
+           latency_p90_ms AS e2el_p90_ms, latency_p95_ms AS e2el_p95_ms,
+           latency_p99_ms AS e2el_p99_ms,
+           CASE WHEN output_token_throughput_per_s IS NULL AND latency_avg_ms IS NULL
+                THEN 'failed' ELSE 'ok' END AS status,
+           false AS sweep_summary
+    FROM raw.genai_perf
+),
+runs AS (
+    SELECT * FROM serving UNION ALL BY NAME SELECT * FROM genai_perf
+),
+with_context AS (
+    SELECT r.*, fc.gpu_model AS context_gpu_model, fc.gpus_per_node, fc.nodes, fc.system,
+           fc.precision, fc.tags, fc.context_sources AS cs,
+           regexp_replace(r.source_file, '/[^/]*$', '') AS folder,
+           regexp_replace(r.source_file, '^.*/|\.[^./]*$', '', 'g') AS stem
+    FROM runs r LEFT JOIN raw.file_context fc USING (source_file)
+),
+labelled AS (
+    SELECT *,
+           -- a local path (/root/.cache/.../Meta-Llama-3-8B-Instruct) names the model by its
+           -- last folder; a hub id (org/name) is kept whole
+           CASE WHEN model IS NULL THEN tags ->> '$.model'
+                WHEN model LIKE '/%' OR model LIKE '.%' OR model LIKE '~%'
+                THEN regexp_extract(rtrim(model, '/'), '[^/]+$')
+                ELSE model END AS model_label,
+           CASE WHEN model IS NOT NULL THEN 'file'
+                WHEN tags ->> '$.model' IS NOT NULL THEN 'run.yaml' END AS model_source,
+           coalesce(file_gpu_model, context_gpu_model) AS gpu_model_label,
+           CASE WHEN file_gpu_model IS NOT NULL THEN 'file'
+                WHEN context_gpu_model IS NOT NULL THEN 'run.yaml' END AS gpu_model_source,
+           coalesce(file_gpus, TRY_CAST(tags ->> '$.gpus' AS BIGINT),
+                    -- not gpus_per_node x nodes: that is the machine, not the instance
+                    CASE WHEN tensor_parallel IS NOT NULL
+                         THEN tensor_parallel * coalesce(data_parallel, 1) END) AS gpus_label,
+           CASE WHEN file_gpus IS NOT NULL THEN 'file'
+                WHEN TRY_CAST(tags ->> '$.gpus' AS BIGINT) IS NOT NULL THEN 'run.yaml'
+                WHEN tensor_parallel IS NOT NULL THEN 'file: tensor x data parallel'
+           END AS gpus_source
+    FROM with_context
+),
+judged AS (
+    SELECT l.*,
+           CASE
+               WHEN l.status <> 'ok' THEN 'the run failed: ' || coalesce(l.failure_reason,
+                                                                        'no request completed')
+               WHEN l.tool = 'aiperf' AND l.export_kind = 'csv' AND EXISTS (
+                   SELECT 1 FROM with_context j WHERE j.tool = 'aiperf'
+                   AND j.export_kind = 'json' AND j.folder = l.folder AND j.stem = l.stem)
+               THEN 'the JSON export of the same AIPerf run is used'
+               WHEN l.sweep_summary AND EXISTS (
+                   SELECT 1 FROM with_context j WHERE j.tool = 'vllm' AND NOT j.sweep_summary
+                   AND j.folder = l.folder
+                   AND j.sweep_run_number IS NOT DISTINCT FROM l.sweep_run_number)
+               THEN 'the run''s own file in the same folder is used'
+           END AS excluded_reason
+    FROM labelled l
+)
+SELECT source_file, run_index, tool, export_kind, backend, endpoint_type,
+       model_label AS model, model AS model_as_written, model_source, engine_version,
+       tool_version, dataset, system, precision,
+       gpu_model_label AS gpu_model, gpu_model_source, gpus_label AS gpus, gpus_source,
+       tensor_parallel, request_rate_per_s, coalesce(request_rate_unlimited, false)
+           AS request_rate_unlimited, burstiness, concurrency, load_source,
+       measured_concurrency, num_prompts, completed, failed, mean_input_tokens,
+       mean_output_tokens, duration_s, request_throughput_per_s, request_goodput_per_s,
+       output_tokens_per_s, total_tokens_per_s,
+       output_tokens_per_s / nullif(gpus_label, 0) AS output_tokens_per_s_per_gpu,
+       ttft_mean_ms, ttft_median_ms, ttft_p90_ms, ttft_p95_ms, ttft_p99_ms,
+       tpot_mean_ms, tpot_median_ms, tpot_p90_ms, tpot_p95_ms, tpot_p99_ms,
+       itl_mean_ms, itl_median_ms, itl_p90_ms, itl_p95_ms, itl_p99_ms,
+       e2el_mean_ms, e2el_median_ms, e2el_p90_ms, e2el_p95_ms, e2el_p99_ms,
+       status, failure_reason, excluded_reason IS NULL AS feeds_rules, excluded_reason
+FROM judged
+ORDER BY source_file, run_index
