@@ -1,6 +1,10 @@
 """`sizing plan`: an ad-hoc capacity plan from the warehouse (read-only), with its inputs
 checked first: every mistake is one line naming the option, exit 2.
 
+A demand `MODEL=N` is a Triton model with N concurrent users; `MODEL=Nusers` is N active
+chat users of an LLM and `MODEL=Xrps` X chat requests per second, planned from the LLM
+serving sweeps (sizing.llm_serving_optimal) under `--chat-slo`.
+
 Exit code: 0 when every demand was planned, 1 when some could not be (the table of issues
 says why), 2 for a bad option, an unknown model or GPU, or a warehouse that cannot be read.
 """
@@ -16,11 +20,14 @@ from pipelines.console import UsageError, one_line, print_frame
 from reports.query import connect_read_only
 from schemas.context import REFERENCE_GPUS
 from schemas.domains import domain_of
+from schemas.llm import LLM_CAPACITY_PLAN, LLM_SERVING_RUNS
 from schemas.sizing import CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, PERCENTILES
 from store.store import Store, StoreError
 from transforms.inference.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
 from transforms.inference.planner import Demand, Scenario
 from transforms.inference.tables import measurements, plan_scenario, to_frame
+from transforms.llm.planner import DEFAULT_TOKENS_PER_USER_PER_MIN, ChatDemand
+from transforms.llm.tables import chat_plan, policies
 
 PLAN_COLUMNS = ("model", "concurrent_users", "config_variant", "system", "optimal_concurrency",
                 "instances", "gpu_memory_per_instance_gb", "gpu_memory_gb",
@@ -39,6 +46,8 @@ def _upper_bound(column: str) -> float:
 MAX_USERS = _upper_bound("concurrent_users")
 MAX_GPUS_PER_SERVER = _upper_bound("gpus_per_server")
 MAX_LATENCY_MS = _upper_bound("max_latency_ms")
+MAX_REQUESTS_PER_S = _upper_bound("requests_per_s")
+MAX_TOKENS = _upper_bound("mean_output_tokens")
 LABELS = {"concurrent_users": "Users", "config_variant": "Config",
           "optimal_concurrency": "Users per instance",
           "gpu_memory_per_instance_gb": "GB per instance", "gpu_utilization_pct": "GPU util (%)",
@@ -50,30 +59,62 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     plan = sub.add_parser("plan", help="plan an ad-hoc scenario from the warehouse; writes "
                                        "nothing", parents=[common])
     plan.add_argument("--demand", action="append", required=True, metavar="MODEL=USERS",
-                      help="a model and its concurrent users; repeat for several models")
+                      help="a model and its concurrent users; for an LLM, MODEL=2000users "
+                           "(active chat users) or MODEL=5rps (requests/s); repeat for "
+                           "several models")
     plan.add_argument("--gpu-model", required=True)
     plan.add_argument("--gpus-per-server", type=int, required=True)
     plan.add_argument("--slo", default="none", metavar="PERCENTILE:MS",
                       help="latency limit such as p95:1500 (p50, p90, p95, p99, avg), or none")
+    plan.add_argument("--chat-slo", default="none", metavar="POLICY",
+                      help="chat SLO policy of raw/reference/llm_slo.yaml for LLM demands "
+                           "(default none: no latency limit)")
+    plan.add_argument("--tokens-per-user-per-min", type=float, metavar="TOKENS",
+                      help="output tokens one chat user consumes a minute (default "
+                           f"{DEFAULT_TOKENS_PER_USER_PER_MIN:g})")
+    plan.add_argument("--output-tokens", type=float, metavar="TOKENS",
+                      help="output tokens per request of a MODEL=Xrps demand (default: the "
+                           "serving sweep's mean)")
     plan.add_argument("--knee", type=float, default=DEFAULT_KNEE_FRACTION,
                       help="share of the peak throughput the optimum must reach")
     plan.add_argument("--warehouse", help="DuckDB file to read")
     plan.set_defaults(handler=plan_command)
 
 
+CHAT_COLUMNS = ("model", "chat_users", "requests_per_s", "demand_output_tokens_per_s", "tool",
+                "load_at_slo", "output_tokens_per_s_per_instance", "gpus_per_instance",
+                "instances", "gpus", "servers")
+CHAT_LABELS = {"chat_users": "Users", "requests_per_s": "Requests/s",
+               "demand_output_tokens_per_s": "Demand (tokens/s)", "tool": "Sweep",
+               "load_at_slo": "Requests per instance",
+               "output_tokens_per_s_per_instance": "Tokens/s per instance",
+               "gpus_per_instance": "GPUs per instance"}
+
+
 def plan_command(args: argparse.Namespace) -> int:
-    scenario = scenario_of(args)  # the options alone, before the warehouse is opened
+    scenario, chats = scenario_of(args)  # the options alone, before the warehouse is opened
     warehouse = config.warehouse_path(args.warehouse)
     store = connect_read_only(warehouse)
     try:
         try:
-            _known(store, scenario)
-            result = plan_scenario(store, scenario, args.knee)
+            if scenario.demands:
+                _known(store, scenario)
+                result = plan_scenario(store, scenario, args.knee)
+            chat_rows = _chat_plans(store, scenario, chats, args.chat_slo)
         except StoreError as exc:  # a DuckDB file that is not (yet) a warehouse
             raise UsageError(f"cannot plan from warehouse {warehouse}: "
                              f"{one_line(exc)}; run `sizing ingest` first") from None
     finally:
         store.con.close()
+    issues = 0
+    if scenario.demands:
+        issues += _print_plan(result)
+    if chat_rows:
+        issues += _print_chat_plans(chat_rows)
+    return 1 if issues else 0
+
+
+def _print_plan(result) -> int:
     if result.rows:
         print_frame(to_frame(CAPACITY_PLAN, result.rows).select(PLAN_COLUMNS), labels=LABELS,
                     note_units=False)
@@ -83,20 +124,61 @@ def plan_command(args: argparse.Namespace) -> int:
                 labels=LABELS)
     if result.summary["assumptions"]:
         print(f"assumptions: {result.summary['assumptions']}")
-    return 1 if result.issues else 0
+    return len(result.issues)
 
 
-def scenario_of(args: argparse.Namespace) -> Scenario:
-    """The scenario the options describe, or UsageError naming the first bad one."""
-    demands = []
+def _chat_plans(store: Store, scenario: Scenario, chats: list[ChatDemand],
+                slo_policy: str) -> list[dict]:
+    if not chats:
+        return []
+    known = sorted(p.name for p in policies(store))
+    if slo_policy not in known:
+        raise UsageError(f"--chat-slo {slo_policy!r}: unknown policy{_close(slo_policy, known)}"
+                         f"; raw/reference/llm_slo.yaml has {_listed(known)}")
+    served = sorted(store.query(f"SELECT DISTINCT model FROM {LLM_SERVING_RUNS.qualified} "
+                                "WHERE model IS NOT NULL")["model"].to_list())
+    unknown = [d.model for d in chats if d.model not in served]
+    if unknown:
+        raise UsageError(
+            f"no LLM serving run of {', '.join(repr(m) + _close(m, served) for m in unknown)}; "
+            + (f"the warehouse has serving runs of {_listed(served)}" if served else
+               "the warehouse has no LLM serving runs yet: ingest vLLM, SGLang, AIPerf or "
+               "GenAI-Perf sweeps first"))
+    return [chat_plan(store, demand, scenario.gpu_model, scenario.gpus_per_server, slo_policy)
+            for demand in chats]
+
+
+def _print_chat_plans(rows: list[dict]) -> int:
+    planned = [r for r in rows if r["reason"] is None]
+    if planned:
+        print_frame(to_frame(LLM_CAPACITY_PLAN, planned).select(CHAT_COLUMNS),
+                    labels=CHAT_LABELS, note_units=False)
+    for row in rows:
+        if row["reason"] is None:
+            print(f"{row['model']}: {row['explanation']}")
+            if row["assumptions"]:
+                print(f"assumptions: {row['assumptions']}")
+        else:
+            print(f"not planned: {row['model']}: {row['reason']}")
+    return len(rows) - len(planned)
+
+
+def scenario_of(args: argparse.Namespace) -> tuple[Scenario, list[ChatDemand]]:
+    """The scenario the options describe (its Triton demands) and its chat demands, or
+    UsageError naming the first bad option."""
+    demands, chats = [], []
     for text in args.demand:
-        model, sep, users = text.rpartition("=")
+        model, sep, amount = text.rpartition("=")
         model = model.strip()
+        if sep and model and amount.endswith(("users", "rps")):
+            chats.append(_chat_demand(text, model, amount, args))
+            continue
+        users = amount
         # isdecimal refuses "²", "-3", "1.5", "1e3", "nan"; the length check keeps int() away
         # from thousands of digits
         if not sep or not model or not users.isdecimal() or len(users) > 12 or int(users) < 1:
             raise UsageError(f"--demand {text!r}: expected MODEL=USERS, users a whole number "
-                             "of at least 1")
+                             "of at least 1 (MODEL=Nusers or MODEL=Xrps for LLM chat)")
         if int(users) > MAX_USERS:
             raise UsageError(f"--demand {text!r}: at most {MAX_USERS:,.0f} users")
         demands.append(Demand(model, int(users)))
@@ -107,8 +189,31 @@ def scenario_of(args: argparse.Namespace) -> Scenario:
                          f"at most {MAX_GPUS_PER_SERVER:,.0f}")
     if not 0 < args.knee <= 1:  # also refuses nan
         raise UsageError(f"--knee {args.knee}: a share of the peak throughput, in (0, 1]")
-    return Scenario("ad hoc", args.gpu_model.strip(), args.gpus_per_server, _slo(args.slo),
-                    tuple(demands))
+    for option in ("tokens_per_user_per_min", "output_tokens"):
+        value = getattr(args, option, None)
+        if value is not None and not (math.isfinite(value) and 0 < value <= MAX_TOKENS):
+            raise UsageError(f"--{option.replace('_', '-')} {value}: a number of tokens "
+                             f"above 0 and at most {MAX_TOKENS:,.0f}")
+    return (Scenario("ad hoc", args.gpu_model.strip(), args.gpus_per_server, _slo(args.slo),
+                     tuple(demands)), chats)
+
+
+def _chat_demand(text: str, model: str, amount: str, args: argparse.Namespace) -> ChatDemand:
+    number = amount.removesuffix("users").removesuffix("rps")
+    if amount.endswith("users"):
+        if not number.isdecimal() or len(number) > 12 or not 1 <= int(number) <= MAX_USERS:
+            raise UsageError(f"--demand {text!r}: expected MODEL=Nusers, N a whole number of "
+                             f"users from 1 to {MAX_USERS:,.0f}")
+        return ChatDemand(model, chat_users=int(number),
+                          tokens_per_user_per_min=args.tokens_per_user_per_min)
+    try:
+        rate = float(number) if len(number) <= 20 else math.nan
+    except ValueError:
+        rate = math.nan
+    if not (math.isfinite(rate) and 0 < rate <= MAX_REQUESTS_PER_S):
+        raise UsageError(f"--demand {text!r}: expected MODEL=Xrps, X requests per second "
+                         f"above 0 and at most {MAX_REQUESTS_PER_S:,.0f}")
+    return ChatDemand(model, requests_per_s=rate, output_tokens=args.output_tokens)
 
 
 def _slo(text: str) -> Slo:

@@ -263,11 +263,14 @@ SCENARIO_YAML = """\
 name: vision-and-chat
 server: {gpu_model: H100-80GB, gpus_per_server: 8}
 slo: {percentile: p95, max_latency_ms: 600}
+chat_slo: mlperf-interactive
 demands:
   - {model: resnet50_trt, concurrent_users: 200}
   - {model: bert_large_onnx, concurrent_users: 48}
   - {model: gpt_20b_trtllm, concurrent_users: 40}
   - {model: llama3_70b, concurrent_users: 16}
+  # LLM chat, sized from the vLLM serving sweep (samples/llm_serving.py)
+  - {model: meta-llama/Llama-3.1-8B-Instruct, chat_users: 2000, tokens_per_user_per_min: 300}
 """
 
 

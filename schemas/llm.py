@@ -186,5 +186,56 @@ LLM_SERVING_OPTIMAL = Table(
     lineage=False,
 )
 
+_PLAN_COUNT = (Check.ge(0), Check.le(1e12))
+
+LLM_CAPACITY_PLAN = Table(
+    "sizing", "llm_capacity_plan",
+    "Chat capacity plans: one row per chat demand of a capacity scenario "
+    "(raw.capacity_scenarios with chat_users or requests_per_s). demand_output_tokens_per_s "
+    "= chat_users x tokens_per_user_per_min / 60, or requests_per_s x output tokens per "
+    "request; instances = ceil(demand / the output tokens/s one instance reached at the "
+    "highest load within the scenario's chat_slo, sizing.llm_serving_optimal); gpus = "
+    "instances x GPUs per instance; servers = ceil(gpus / gpus_per_server). Among several "
+    "sweeps the one with the most output tokens/s per GPU within the SLO is used; "
+    "explanation says which, and at which point. A demand that cannot be planned has NULL "
+    "numbers and a reason.",
+    (
+        text("scenario", "Scenario name (or 'ad hoc' for `sizing plan`).", nullable=False),
+        text("gpu_model", "GPU model of the servers.", nullable=False),
+        integer("gpus_per_server", "GPUs per server.", nullable=False, checks=_PLAN_COUNT),
+        text("slo_policy", "Chat SLO policy planned against ('none': no limit).",
+             nullable=False),
+        integer("demand_index", "Position of the demand in the scenario."),
+        text("model", "Model demanded (core.llm_serving_runs.model).", nullable=False),
+        integer("chat_users", "Active chat users demanded.", checks=_PLAN_COUNT),
+        real("tokens_per_user_per_min", "Output tokens per user per minute used.",
+             checks=(Check.ge(0), Check.le(1e8))),
+        real("requests_per_s", "Requests per second demanded.", checks=NON_NEGATIVE),
+        real("demand_output_tokens_per_s", "Output tokens per second the demand needs.",
+             checks=NON_NEGATIVE),
+        text("tool", "Client of the sweep used."),
+        text("backend", "Backend of the sweep used."),
+        real("load_at_slo", "Concurrent requests per instance at the point used.",
+             checks=(Check.ge(0), Check.le(1e9))),
+        real("output_tokens_per_s_per_instance", "Output tokens/s of one instance at that "
+             "point.", checks=NON_NEGATIVE),
+        integer("gpus_per_instance", "GPUs of one instance (the sweep's).", checks=_PLAN_COUNT),
+        integer("instances", "Instances needed.", checks=_PLAN_COUNT),
+        integer("gpus", "GPUs needed.", checks=_PLAN_COUNT),
+        integer("servers", "Servers needed.", checks=_PLAN_COUNT),
+        real("ttft_at_slo_ms", "TTFT at the point used (policy percentile), ms.",
+             checks=NON_NEGATIVE),
+        real("tpot_at_slo_ms", "TPOT at the point used (policy percentile), ms.",
+             checks=NON_NEGATIVE),
+        text("assumptions", "Defaults the plan applied, ';'-separated."),
+        text("explanation", "The arithmetic, from the demand to the servers, with the sweep "
+             "and the point used."),
+        text("source_files", "Runs of the sweep used, ';'-separated."),
+        text("reason", "Why the demand could not be planned."),
+        text("source_file", "Scenario file."),
+    ),
+    lineage=False,
+)
+
 TABLES = (LLM_SLO_POLICIES,)
-DERIVED_TABLES = (LLM_SERVING_RUNS, LLM_SERVING_OPTIMAL)
+DERIVED_TABLES = (LLM_SERVING_RUNS, LLM_SERVING_OPTIMAL, LLM_CAPACITY_PLAN)

@@ -24,18 +24,31 @@ SLO_POLICIES = Table(
 CAPACITY_SCENARIOS = Table(
     "raw", "capacity_scenarios",
     "Capacity-planning scenarios (raw/reference/scenarios/*.yaml or scenarios.yaml), one "
-    "row per demand.",
+    "row per demand. A demand is a Triton model with concurrent_users (planned against "
+    "the scenario's latency SLO), or an LLM chat demand with chat_users or requests_per_s "
+    "(planned against the scenario's chat_slo policy from raw/reference/llm_slo.yaml).",
     (
         text("scenario", "Scenario name.", nullable=False),
         text("gpu_model", "GPU model of the servers to plan.", nullable=False),
         integer("gpus_per_server", "GPUs per server.", nullable=False, checks=_POSITIVE),
-        text("slo_percentile", "Latency statistic the scenario's SLO limits.", nullable=False,
-             checks=_PERCENTILE),
-        real("slo_max_latency_ms", "Latency limit, ms.", nullable=False, checks=_POSITIVE),
+        text("slo_percentile", "Latency statistic the scenario's SLO limits (NULL for a "
+             "scenario of chat demands only).", checks=_PERCENTILE),
+        real("slo_max_latency_ms", "Latency limit, ms.", checks=_POSITIVE),
+        text("chat_slo", "Chat SLO policy (raw.llm_slo_policies.name) the chat demands are "
+             "planned against; NULL: no latency limit."),
         integer("demand_index", "Position of the demand in the scenario (1-based).",
                 nullable=False),
         text("model", "Model demanded.", nullable=False),
-        integer("concurrent_users", "Concurrent users to serve.", nullable=False,
+        integer("concurrent_users", "Concurrent users to serve (a Triton model demand).",
                 checks=_POSITIVE),
+        integer("chat_users", "Active chat users to serve (an LLM demand).",
+                checks=(Check.gt(0), Check.le(1e10))),
+        real("tokens_per_user_per_min", "Output tokens one chat user consumes per minute; "
+             "NULL: the planner's default, which the plan states.",
+             checks=(Check.gt(0), Check.le(1e8))),
+        real("requests_per_s", "Chat requests per second to serve (an LLM demand).",
+             checks=_POSITIVE),
+        real("output_tokens", "Output tokens per request of a requests_per_s demand; NULL: "
+             "the serving sweep's own mean.", checks=(Check.gt(0), Check.le(1e8))),
     ),
 )

@@ -16,12 +16,13 @@ from assets.llm.tables import (
 )
 from assets.resources import Warehouse
 from ingest.engine import ingest
+from pipelines.cli import main
 from samples import llm_serving
 from samples.generate import LLM_SLO_YAML, run_yaml, write
 from store.store import Store, connect
 from tests.conftest import query
 from tests.parsers.test_llm_serving_fixtures import vllm
-from transforms.llm.tables import build_optimal, build_runs
+from transforms.llm.tables import build_optimal, build_plans, build_runs
 
 VLLM = "llm_serving/h100-sxm-01/vllm-llama3.1-8b/"
 AIPERF = "llm_serving/a100-sxm-02/aiperf-llama3.1-8b/"
@@ -196,3 +197,87 @@ def test_checks_pass_on_consistent_runs_and_name_the_broken_one(tmp_path, writte
     assert not result.passed and result.metadata["failing_rows"].value == 1
     unlabelled = runs_feeding_rules_name_their_gpu(Warehouse(path=str(broken)))
     assert not unlabelled.passed
+
+
+# ---- chat capacity plans ---------------------------------------------------------------------
+
+CHAT_SCENARIO = """\
+- name: chat-launch
+  server: {gpu_model: H100-80GB, gpus_per_server: 4}
+  chat_slo: mlperf-interactive
+  demands:
+    - {model: meta-llama/Llama-3.1-8B-Instruct, chat_users: 2000, tokens_per_user_per_min: 540}
+    - {model: meta-llama/Llama-3.1-8B-Instruct, requests_per_s: 10, output_tokens: 200}
+    - {model: meta-llama/Llama-3.1-8B-Instruct, chat_users: 10}
+- name: on-a100
+  server: {gpu_model: A100-80GB, gpus_per_server: 8}
+  chat_slo: no-such-policy
+  demands:
+    - {model: meta-llama/Llama-3.1-8B-Instruct, chat_users: 100}
+"""
+
+
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory) -> Path:
+    files = {**llm_serving.llm_serving_files(), **SLO,
+             "reference/scenarios/chat.yaml": CHAT_SCENARIO}
+    warehouse = built(tmp_path_factory.mktemp("plan"), files)
+    store = Store(connect(warehouse))
+    try:
+        build_plans(store)
+    finally:
+        store.con.close()
+    return warehouse
+
+
+def test_chat_users_become_tokens_instances_gpus_and_servers(planned):
+    per_instance = vllm_sample(32)["output_throughput"]  # the interactive SLO's point
+    rows = query(planned, "SELECT demand_index, demand_output_tokens_per_s, tool, load_at_slo, "
+                          "output_tokens_per_s_per_instance, instances, gpus, servers, "
+                          "assumptions FROM sizing.llm_capacity_plan "
+                          "WHERE scenario = 'chat-launch' ORDER BY demand_index")
+    # 2,000 users x 540 tokens/min = 18,000 tokens/s; 10 requests/s x 200 tokens = 2,000
+    assert per_instance == pytest.approx(1796.254879)
+    assert rows == [
+        (1, 18000.0, "vllm", 32.0, per_instance, 11, 11, 3, None),  # 18,000 / 1,796 = 10.02
+        (2, 2000.0, "vllm", 32.0, per_instance, 2, 2, 1, None),
+        (3, 50.0, "vllm", 32.0, per_instance, 1, 1, 1,
+         "300 output tokens per user per minute (default)")]
+    (explanation,) = query(planned, "SELECT explanation FROM sizing.llm_capacity_plan "
+                                    "WHERE scenario = 'chat-launch' AND demand_index = 1")[0]
+    assert "highest level within is 32 concurrent requests" in explanation
+    assert "18,000 / 1,796 -> 11 instances" in explanation
+
+
+def test_an_unknown_chat_policy_is_a_reason_not_a_guess(planned):
+    assert query(planned, "SELECT instances, reason FROM sizing.llm_capacity_plan "
+                          "WHERE scenario = 'on-a100'") == [
+        (None, "chat_slo 'no-such-policy' is not a policy of raw/reference/llm_slo.yaml "
+               "(chat-p90, mlperf-interactive, mlperf-server, none)")]
+
+
+def test_sizing_plan_takes_chat_users_from_the_command_line(planned, capsys):
+    code = main(["plan", "--warehouse", str(planned), "--gpu-model", "H100-80GB",
+                 "--gpus-per-server", "8", "--chat-slo", "mlperf-interactive",
+                 "--demand", "meta-llama/Llama-3.1-8B-Instruct=2000users"])
+    out = capsys.readouterr().out
+    assert code == 0
+    # 2,000 x 300 / 60 = 10,000 tokens/s over 1,796 per instance: 6 instances of 1 GPU
+    assert "10,000 / 1,796 -> 6 instances x 1 GPU = 6 GPUs, 1 server(s) of 8" in out
+    assert "300 output tokens per user per minute (default)" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--demand", "meta-llama/Llama-3.1-8B=5users"], "did you mean"),
+    (["--demand", "meta-llama/Llama-3.1-8B-Instruct=0users"], "expected MODEL=Nusers"),
+    (["--demand", "meta-llama/Llama-3.1-8B-Instruct=infrps"], "expected MODEL=Xrps"),
+    (["--demand", "meta-llama/Llama-3.1-8B-Instruct=5users", "--chat-slo", "fast"],
+     "--chat-slo 'fast': unknown policy"),
+    (["--demand", "meta-llama/Llama-3.1-8B-Instruct=5users", "--tokens-per-user-per-min",
+      "nan"], "--tokens-per-user-per-min nan"),
+])
+def test_sizing_plan_refuses_bad_chat_demands(planned, capsys, argv, message):
+    code = main(["plan", "--warehouse", str(planned), "--gpu-model", "H100-80GB",
+                 "--gpus-per-server", "8", *argv])
+    assert code == 2
+    assert message in capsys.readouterr().err

@@ -11,10 +11,16 @@ from assets.versions import LLM
 from schemas.context import FILE_CONTEXT
 from schemas.genai_perf import GENAI_PERF
 from schemas.ledger import INGESTED_FILES
-from schemas.llm import LLM_SERVING_OPTIMAL, LLM_SERVING_RUNS, LLM_SLO_POLICIES
+from schemas.llm import (
+    LLM_CAPACITY_PLAN,
+    LLM_SERVING_OPTIMAL,
+    LLM_SERVING_RUNS,
+    LLM_SLO_POLICIES,
+)
 from schemas.llm_serving import LLM_SERVING_REQUESTS
 from schemas.llm_serving import LLM_SERVING_RUNS as RAW_SERVING_RUNS
-from transforms.llm.tables import build_optimal, build_runs
+from schemas.scenarios import CAPACITY_SCENARIOS
+from transforms.llm.tables import build_optimal, build_plans, build_runs
 
 CHECK_TTFT_WITHIN_E2E = "ttft_within_end_to_end"
 CHECK_FAILED_WITHOUT_LATENCY = "failed_runs_have_no_latency"
@@ -44,6 +50,15 @@ def llm_serving_optimal(context: dg.AssetExecutionContext, warehouse: Warehouse,
                         rules: SizingRules):
     yield from rebuild(context, warehouse, [LLM_SERVING_OPTIMAL],
                        lambda store: build_optimal(store, rules.knee_fraction)[1])
+
+
+@dg.asset(key=key(LLM_CAPACITY_PLAN), group_name="sizing", kinds={"duckdb"}, code_version=LLM,
+          deps=[key(t) for t in (LLM_SERVING_OPTIMAL, CAPACITY_SCENARIOS, LLM_SLO_POLICIES)],
+          description=table_description(LLM_CAPACITY_PLAN),
+          check_specs=fresh_checks([LLM_CAPACITY_PLAN]))
+def llm_capacity_plan(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    yield from rebuild(context, warehouse, [LLM_CAPACITY_PLAN],
+                       lambda store: build_plans(store)[1])
 
 
 @dg.asset_check(asset=key(LLM_SERVING_RUNS), name=CHECK_TTFT_WITHIN_E2E,

@@ -136,7 +136,8 @@ class CapacityScenarios:
     """One scenario mapping, or a list of them, each with server, slo and demands."""
 
     format = "capacity_scenarios"
-    version = 2  # 2: read within safe_yaml limits; infinite numbers rejected
+    # 2: read within safe_yaml limits; infinite numbers rejected. 3: LLM chat demands
+    version = 3
     tables: tuple[Table, ...] = (CAPACITY_SCENARIOS,)
 
     def sniff(self, src: SourceFile) -> bool:
@@ -157,29 +158,57 @@ class CapacityScenarios:
         return Parsed({CAPACITY_SCENARIOS.key: frame(rows, CAPACITY_SCENARIOS)})
 
 
+# A demand is one of three kinds, by the key that sizes it.
+_DEMAND_KEYS = ("concurrent_users", "chat_users", "requests_per_s")
+_DEMAND_OPTIONS = {"chat_users": "tokens_per_user_per_min", "requests_per_s": "output_tokens"}
+
+
 def _scenario(doc: dict, index: int) -> list[dict[str, object]]:
     name = _text(doc.get("name"), f"scenario {index} name")
     server = _mapping(doc.get("server"), f"{name}.server")
-    slo = _mapping(doc.get("slo"), f"{name}.slo")
     demands = doc.get("demands")
     if not isinstance(demands, list) or not demands:
         raise FormatError(f"{name}.demands must be a non-empty list of {{model, "
-                          "concurrent_users}}")
+                          "concurrent_users}} (Triton models) or {model, chat_users} / "
+                          "{model, requests_per_s} (LLM chat)")
+    chat_slo = doc.get("chat_slo")
     common = {
         "scenario": name,
         "gpu_model": _text(server.get("gpu_model"), f"{name}.server.gpu_model"),
         "gpus_per_server": _positive(server.get("gpus_per_server"),
                                      f"{name}.server.gpus_per_server", whole=True),
-        "slo_percentile": _percentile(slo.get("percentile"), f"{name}.slo.percentile"),
-        "slo_max_latency_ms": float(_positive(slo.get("max_latency_ms"),
-                                              f"{name}.slo.max_latency_ms")),
+        "chat_slo": None if chat_slo is None else _text(chat_slo, f"{name}.chat_slo"),
     }
-    rows = []
-    for j, demand in enumerate(demands, 1):
-        where = f"{name}.demands[{j}]"
-        demand = _mapping(demand, where)
-        rows.append({**common, "demand_index": j,
-                     "model": _text(demand.get("model"), f"{where}.model"),
-                     "concurrent_users": _positive(demand.get("concurrent_users"),
-                                                   f"{where}.concurrent_users", whole=True)})
+    rows = [{**common, "demand_index": j, **_demand(_mapping(demand, f"{name}.demands[{j}]"),
+                                                    f"{name}.demands[{j}]")}
+            for j, demand in enumerate(demands, 1)]
+    if any(row["concurrent_users"] is not None for row in rows) or "slo" in doc:
+        # the latency SLO of the Triton demands; chat demands have their chat_slo policy
+        slo = _mapping(doc.get("slo"), f"{name}.slo")
+        limits = {"slo_percentile": _percentile(slo.get("percentile"),
+                                                f"{name}.slo.percentile"),
+                  "slo_max_latency_ms": float(_positive(slo.get("max_latency_ms"),
+                                                        f"{name}.slo.max_latency_ms"))}
+        rows = [{**row, **limits} for row in rows]
     return rows
+
+
+def _demand(demand: dict, where: str) -> dict[str, object]:
+    """One demand: a model and exactly one of concurrent_users (a Triton model), chat_users
+    (with an optional tokens_per_user_per_min) or requests_per_s (with an optional
+    output_tokens per request)."""
+    given = [key for key in _DEMAND_KEYS if key in demand]
+    if len(given) != 1:
+        raise FormatError(f"{where} must give exactly one of {', '.join(_DEMAND_KEYS)}, "
+                          f"found {', '.join(given) or 'none'}")
+    row: dict[str, object] = dict.fromkeys(
+        (*_DEMAND_KEYS, "tokens_per_user_per_min", "output_tokens"))
+    row["model"] = _text(demand.get("model"), f"{where}.model")
+    key = given[0]
+    row[key] = _positive(demand[key], f"{where}.{key}", whole=key != "requests_per_s")
+    for owner, option in _DEMAND_OPTIONS.items():
+        if option in demand:
+            if owner != key:
+                raise FormatError(f"{where}.{option} belongs to a {owner} demand")
+            row[option] = float(_positive(demand[option], f"{where}.{option}"))
+    return row

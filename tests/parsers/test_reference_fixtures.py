@@ -186,3 +186,47 @@ LAUGHS = "".join(f"l{i}: &l{i} [*l{i - 1}, *l{i - 1}, *l{i - 1}, *l{i - 1}]\n"
 def test_hostile_yaml_is_rejected_with_a_reason(data, message):
     with pytest.raises(FormatError, match=message):
         CapacityScenarios().parse(SourceFile("reference/scenarios.yaml", data))
+
+
+# ---- chat demands in capacity scenarios ------------------------------------------------------
+
+CHAT = """\
+name: chat-only
+server: {gpu_model: H100-80GB, gpus_per_server: 8}
+chat_slo: mlperf-interactive
+demands:
+  - {model: org/llm-8b, chat_users: 2000, tokens_per_user_per_min: 450.5}
+  - {model: org/llm-8b, requests_per_s: 2.5}
+"""
+
+
+def chat_rows(text: str) -> list[dict]:
+    parsed = CapacityScenarios().parse(SourceFile("reference/scenarios/chat.yaml",
+                                                  text.encode()))
+    return parsed.tables["raw.capacity_scenarios"].rows(named=True)
+
+
+def test_a_scenario_of_chat_demands_needs_no_latency_slo():
+    first, second = chat_rows(CHAT)
+    assert (first["chat_slo"], first["slo_percentile"], first["concurrent_users"],
+            first["chat_users"], first["tokens_per_user_per_min"]) == (
+        "mlperf-interactive", None, None, 2000, 450.5)
+    assert (second["requests_per_s"], second["output_tokens"], second["chat_users"]) == (
+        2.5, None, None)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("requests_per_s: 2.5}", "requests_per_s: 2.5, chat_users: 3}",
+     r"demands\[2\] must give exactly one of concurrent_users, chat_users, requests_per_s"),
+    ("requests_per_s: 2.5}", "requests_per_s: 2.5, tokens_per_user_per_min: 5}",
+     r"demands\[2\].tokens_per_user_per_min belongs to a chat_users demand"),
+    ("chat_users: 2000", "chat_users: 2000.5", r"chat_users must be a whole number"),
+    ("tokens_per_user_per_min: 450.5", "tokens_per_user_per_min: .inf",
+     "tokens_per_user_per_min must be a finite number above 0"),
+    ("- {model: org/llm-8b, requests_per_s: 2.5}", "- {model: bert, concurrent_users: 4}",
+     "chat-only.slo must be a mapping"),  # a Triton demand needs the latency SLO
+])
+def test_a_wrong_chat_demand_rejects_the_file(old, new, message):
+    assert old in CHAT
+    with pytest.raises(FormatError, match=message):
+        chat_rows(CHAT.replace(old, new, 1))

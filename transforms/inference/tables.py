@@ -35,6 +35,7 @@ def policies(store: Store) -> list[Slo]:
 
 def scenarios(store: Store) -> list[Scenario]:
     rows = store.query(f"SELECT * FROM {CAPACITY_SCENARIOS.qualified} "
+                       "WHERE concurrent_users IS NOT NULL "  # chat demands: transforms/llm
                        "ORDER BY scenario, demand_index")
     found = []
     for (name,), group in rows.group_by(["scenario"], maintain_order=True):

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from schemas.llm import LLM_SERVING_OPTIMAL, LLM_SERVING_RUNS, LLM_SLO_POLICIES
+from schemas.llm import (
+    LLM_CAPACITY_PLAN,
+    LLM_SERVING_OPTIMAL,
+    LLM_SERVING_RUNS,
+    LLM_SLO_POLICIES,
+)
 from schemas.llm_serving import LLM_SERVING_REQUESTS
+from schemas.scenarios import CAPACITY_SCENARIOS
 from store.store import Store
 from transforms.derived import rebuild, replace_validated
 from transforms.inference.tables import to_frame
+from transforms.llm.planner import ChatDemand, plan_chat
 from transforms.llm.serving_rule import NO_LIMIT, ChatSlo, apply, levels
 
 
@@ -35,3 +42,42 @@ def build_optimal(store: Store, knee_fraction: float) -> tuple[int, int]:
             for key, sweep in levels(runs).items() for slo in policies(store)]
     return replace_validated(store, LLM_SERVING_OPTIMAL,
                              to_frame(LLM_SERVING_OPTIMAL, rows))
+
+
+def sweep_options(store: Store, model: str, gpu_model: str, slo_policy: str) -> list[dict]:
+    """The concurrency sweeps of a model on a GPU model under a policy (rule rows)."""
+    return store.query(f"SELECT * FROM {LLM_SERVING_OPTIMAL.qualified} WHERE model = $1 AND "
+                       "gpu_model = $2 AND slo_policy = $3 AND load_kind = 'concurrency' "
+                       "ORDER BY tool, backend, gpus", [model, gpu_model, slo_policy]
+                       ).rows(named=True)
+
+
+def chat_plan(store: Store, demand: ChatDemand, gpu_model: str, gpus_per_server: int,
+              slo_policy: str) -> dict:
+    return plan_chat(demand, gpu_model, gpus_per_server, slo_policy,
+                     sweep_options(store, demand.model, gpu_model, slo_policy))
+
+
+def build_plans(store: Store) -> tuple[int, int]:
+    """sizing.llm_capacity_plan from every chat demand of the capacity scenarios."""
+    store.ensure([CAPACITY_SCENARIOS])
+    demands = store.query(f"SELECT * FROM {CAPACITY_SCENARIOS.qualified} WHERE concurrent_users "
+                          "IS NULL ORDER BY scenario, demand_index").rows(named=True)
+    known = {p.name for p in policies(store)}
+    rows = []
+    for d in demands:
+        policy = d["chat_slo"] or NO_LIMIT.name
+        common = {"scenario": d["scenario"], "demand_index": d["demand_index"],
+                  "source_file": d["source_file"]}
+        if policy not in known:
+            rows.append({**common, "model": d["model"], "gpu_model": d["gpu_model"],
+                         "gpus_per_server": d["gpus_per_server"], "slo_policy": policy,
+                         "chat_users": d["chat_users"], "requests_per_s": d["requests_per_s"],
+                         "reason": f"chat_slo {policy!r} is not a policy of "
+                                   f"raw/reference/llm_slo.yaml ({', '.join(sorted(known))})"})
+            continue
+        demand = ChatDemand(d["model"], d["chat_users"], d["tokens_per_user_per_min"],
+                            d["requests_per_s"], d["output_tokens"])
+        rows.append({**common, **chat_plan(store, demand, d["gpu_model"],
+                                           d["gpus_per_server"], policy)})
+    return replace_validated(store, LLM_CAPACITY_PLAN, to_frame(LLM_CAPACITY_PLAN, rows))
