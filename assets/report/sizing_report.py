@@ -17,6 +17,8 @@ from reports.checks import CheckOutcome
 from reports.paths import report_path
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
+from schemas.llm import DERIVED_TABLES as LLM_TABLES
+from schemas.llm import LLM_SLO_POLICIES
 from schemas.sizing import TABLES as INFERENCE_SIZING
 from schemas.storage import SIZING_TABLES as STORAGE_SIZING
 from schemas.storage import STORAGE_MEASUREMENTS
@@ -26,10 +28,10 @@ from transforms.freshness import mark_fresh, mark_stale, stale
 REPORT_TABLE = "reports.sizing_report"  # its name in raw.derived_status
 # Every table the report reads; also every asset whose checks it shows, so with the lowest
 # priority the report runs after those checks in the same run.
-_DEPS = [table_key(t) for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS)]
+_DEPS = [table_key(t) for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, LLM_SLO_POLICIES)]
 _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUREMENTS,
                            *INFERENCE_SIZING, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD,
-                           *STORAGE_SIZING)]
+                           *STORAGE_SIZING, *LLM_TABLES)]
 
 
 @dg.asset(key=REPORT_KEY, group_name="reports", kinds={"html"}, deps=_DEPS,

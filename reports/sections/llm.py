@@ -1,0 +1,107 @@
+"""LLM serving: output tokens/s per GPU against time to first token for every serving sweep,
+the serving rule under each chat SLO policy, and the chat capacity plans with their
+arithmetic (which sweep, which SLO, which point)."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from reports import charts
+from reports.chart_cache import memo
+from reports.data import has_rows, read, text
+from reports.html import Col, Section, details, paragraph, table
+from store.store import Store
+
+RUNS = ("model", "gpu_model", "gpus", "tool", "backend", "concurrency",
+        "output_tokens_per_s_per_gpu", "ttft_p99_ms", "tpot_p99_ms", "source_file")
+OPTIMAL = ("model", "gpu_model", "gpus", "tool", "load_kind", "slo_policy", "slo_percentile",
+           "max_ttft_ms", "max_tpot_ms", "levels_measured", "levels_within_slo",
+           "max_load_within_slo", "output_tokens_per_s_per_gpu", "ttft_at_slo_ms",
+           "tpot_at_slo_ms", "knee_load", "goodput_per_s", "reason", "source_files")
+PLANS = ("scenario", "model", "gpu_model", "slo_policy", "chat_users", "requests_per_s",
+         "instances", "gpus", "servers", "explanation", "reason")
+POLICIES = ("name", "percentile", "max_ttft_ms", "max_tpot_ms")
+TO_ADD = ("Add vLLM (`vllm bench serve --save-result`), SGLang (bench_serving JSONL), AIPerf "
+          "or GenAI-Perf exports of a concurrency sweep under raw/llm_serving/<system>/, with "
+          "a run.yaml naming gpu_model and gpus; chat SLO policies go in "
+          "raw/reference/llm_slo.yaml.")
+
+
+def llm_serving(store: Store) -> Section:
+    section = Section("llm-serving", "LLM serving: chat capacity within the SLO")
+    runs = read(store, "core", "llm_serving_runs", RUNS,
+                order_by=["model", "gpu_model", "tool", "concurrency"])
+    if not has_rows(runs):
+        return section.no_data("no LLM serving runs (core.llm_serving_runs)", TO_ADD)
+    assert runs is not None
+    sweeps = runs.filter(pl.col("concurrency").is_not_null()
+                         & pl.col("output_tokens_per_s_per_gpu").is_not_null()
+                         & pl.col("ttft_p99_ms").is_not_null())
+    policies = read(store, "raw", "llm_slo_policies", POLICIES, order_by=["name"])
+    limits = [] if policies is None else [
+        {"ttft_ms": r["max_ttft_ms"], "label": f"{r['name']}: {r['percentile']} TTFT"}
+        for r in policies.rows(named=True) if r["percentile"] == "p99"]
+    section.add(paragraph(
+        "Each point is one load level of a serving sweep (its max concurrency): output tokens "
+        "per second per GPU against the 99th-percentile time to first token. Dashed lines are "
+        "the TTFT limits of the p99 chat policies; a policy also limits the time per output "
+        "token, which the table below applies."))
+    section.grid([_curve(model, sweeps.filter(pl.col("model") == model), limits)
+                  for model in sorted(set(sweeps["model"].drop_nulls().to_list()))])
+    optimal = read(store, "sizing", "llm_serving_optimal", OPTIMAL,
+                   order_by=["model", "gpu_model", "tool", "load_kind", "slo_policy"])
+    if has_rows(optimal):
+        section.add("<h3>Highest load within each chat SLO</h3>", table(optimal, [
+            Col("model"), Col("gpu_model", "GPU"), Col("gpus", "GPUs"), Col("tool", "sweep"),
+            Col("slo_policy", "SLO policy", format=text),
+            Col("max_load_within_slo", "max load within SLO"),
+            Col("output_tokens_per_s_per_gpu", "output tokens/s per GPU"),
+            Col("ttft_at_slo_ms", "TTFT at SLO (ms)"), Col("tpot_at_slo_ms", "TPOT at SLO (ms)"),
+            Col("knee_load", "knee"), Col("goodput_per_s", "goodput (req/s)"),
+            Col("reason", "why none", format=lambda v: text(v, ""))]))
+    _plans(section, store)
+    section.add(details("Every serving run (core.llm_serving_runs)", table(runs, [
+        Col("model"), Col("gpu_model", "GPU"), Col("gpus", "GPUs"), Col("tool", "sweep"),
+        Col("concurrency"), Col("output_tokens_per_s_per_gpu", "output tokens/s per GPU"),
+        Col("ttft_p99_ms", "p99 TTFT (ms)"), Col("tpot_p99_ms", "p99 TPOT (ms)"),
+        Col("source_file", "evidence (file)", format=lambda v: text(v, ""),
+            cls="evidence")])))
+    return section
+
+
+def _plans(section: Section, store: Store) -> None:
+    plans = read(store, "sizing", "llm_capacity_plan", PLANS,
+                 order_by=["scenario", "demand_index"])
+    section.add("<h3>Chat capacity plans</h3>")
+    if not has_rows(plans):
+        section.no_data("no chat demand in a capacity scenario (sizing.llm_capacity_plan)",
+                        "Add a demand {model, chat_users} (or {model, requests_per_s}) and a "
+                        "chat_slo to a scenario under raw/reference/scenarios/.")
+        return
+    section.add(table(plans, [
+        Col("scenario", format=text), Col("model"), Col("gpu_model", "GPU"),
+        Col("slo_policy", "chat SLO", format=text), Col("chat_users", "users"),
+        Col("requests_per_s", "requests/s"), Col("instances"), Col("gpus", "GPUs"),
+        Col("servers"), Col("explanation", "how", format=lambda v: text(v, "")),
+        Col("reason", "not planned because", format=lambda v: text(v, ""))]))
+
+
+@memo
+def _curve(model: str, rows: pl.DataFrame, limits: list[dict]) -> charts.Plot:
+    data = rows.with_columns(sweep=pl.concat_str(
+        [pl.col("tool"), pl.lit(" · "), pl.col("gpu_model").fill_null("?"), pl.lit(" x"),
+         pl.col("gpus").cast(pl.String).fill_null("?")])).select(
+        "sweep", "concurrency", "ttft_p99_ms", "tpot_p99_ms", "output_tokens_per_s_per_gpu")
+    tooltip = [alt.Tooltip("sweep:N"), alt.Tooltip("concurrency:Q"),
+               alt.Tooltip("ttft_p99_ms:Q", title="p99 TTFT (ms)", format=",.4~r"),
+               alt.Tooltip("tpot_p99_ms:Q", title="p99 TPOT (ms)", format=",.4~r"),
+               alt.Tooltip("output_tokens_per_s_per_gpu:Q", title="tokens/s per GPU",
+                           format=",.4~r")]
+    chart = charts.lines(data, alt.X("ttft_p99_ms:Q", title="p99 time to first token (ms)"),
+                         alt.Y("output_tokens_per_s_per_gpu:Q",
+                               title="output tokens/s per GPU"),
+                         "sweep", "sweep", tooltip, order="concurrency")
+    return charts.plot("llm-serving", f"{model}: throughput against time to first token",
+                       charts.layers(chart, charts.slo_rules(limits, "ttft_ms", "label")),
+                       data.height, data["sweep"].n_unique())
