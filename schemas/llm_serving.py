@@ -52,8 +52,6 @@ RUN_INDEX = integer("run_index", "1-based position of the run in its file: the J
 STATUS = text("status", "ok, or failed when no request completed (every request failed): "
               "then throughput and latency are NULL, never 0.", nullable=False,
               checks=(Check.isin(["ok", "failed"]),))
-_BURSTINESS = Domain(0, 1e6, "the gamma shape factor of request arrivals: 1 is Poisson; "
-                             "1e6 is a fixed interval many times over")
 _PERCENTILE = Domain(0, 100, "a percentile: 0 is the minimum, 100 the maximum")
 _TOTAL_TOKENS = Domain(0, 1e15, "tokens summed over a run: 10^15 is a year at 3x10^7 "
                                 "tokens/s")
@@ -119,7 +117,7 @@ LLM_SERVING_RUNS = Table(
              "\"inf\", SGLang Infinity): all requests sent at once, bounded only by "
              "max_concurrency. request_rate_per_s is NULL then (DOUBLE columns are finite).",
              nullable=False),
-        real("burstiness", "Arrival burstiness (gamma shape; 1 = Poisson).", domain=_BURSTINESS),
+        real("burstiness", "Arrival burstiness (gamma shape; 1 = Poisson)."),
         integer("max_concurrency", "Configured cap on requests in flight (vLLM/SGLang "
                 "--max-concurrency, AIPerf concurrency); NULL when unlimited or unknown.",
                 domain=PARALLEL),

@@ -42,10 +42,9 @@ CAPACITY_SCENARIOS = Table(
         integer("concurrent_users", "Concurrent users to serve (a Triton model demand).",
                 checks=_POSITIVE),
         integer("chat_users", "Active chat users to serve (an LLM demand).",
-                checks=(Check.gt(0), Check.le(1e10))),
+                checks=_POSITIVE),
         real("tokens_per_user_per_min", "Output tokens one chat user consumes per minute; "
-             "NULL: the planner's default, which the plan states.",
-             checks=(Check.gt(0), Check.le(1e8))),
+             "NULL: the planner's default, which the plan states.", checks=_POSITIVE),
         real("requests_per_s", "Chat requests per second to serve (an LLM demand).",
              checks=_POSITIVE),
         real("output_tokens", "Output tokens per request of a requests_per_s demand; NULL: "
