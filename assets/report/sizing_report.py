@@ -19,6 +19,7 @@ from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
 from schemas.llm import DERIVED_TABLES as LLM_TABLES
 from schemas.llm import LLM_SLO_POLICIES
+from schemas.mlperf_results import TABLES as MLPERF_TABLES
 from schemas.sizing import TABLES as INFERENCE_SIZING
 from schemas.storage import SIZING_TABLES as STORAGE_SIZING
 from schemas.storage import STORAGE_MEASUREMENTS
@@ -31,7 +32,7 @@ REPORT_TABLE = "reports.sizing_report"  # its name in raw.derived_status
 _DEPS = [table_key(t) for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, LLM_SLO_POLICIES)]
 _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUREMENTS,
                            *INFERENCE_SIZING, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD,
-                           *STORAGE_SIZING, *LLM_TABLES)]
+                           *STORAGE_SIZING, *LLM_TABLES, *MLPERF_TABLES)]
 
 
 @dg.asset(key=REPORT_KEY, group_name="reports", kinds={"html"}, deps=_DEPS,
