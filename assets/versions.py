@@ -44,8 +44,9 @@ TRAINING = source_version(*_DERIVING, "transforms/training", "assets/training")
 STORAGE = source_version(*_DERIVING, "transforms/storage", "assets/storage")
 LLM = source_version(*_DERIVING, "transforms/llm", "assets/llm")
 MLPERF = source_version(*_DERIVING, "transforms/mlperf", "assets/mlperf")
+COLLECTIVES = source_version(*_DERIVING, "transforms/collectives", "assets/collectives")
 REPORT = source_version(*_DERIVING, "reports", "assets/report")
-DERIVED = (INFERENCE, TRAINING, STORAGE, LLM, MLPERF, REPORT)
+DERIVED = (INFERENCE, TRAINING, STORAGE, LLM, MLPERF, COLLECTIVES, REPORT)
 
 
 def derived_fingerprint() -> str:

@@ -29,6 +29,7 @@ from parsers.nccl_tests.text_output import NcclTests
 from parsers.non_results import not_a_result, unsupported
 from parsers.perf_analyzer.csv_export import PerfAnalyzerCsv
 from parsers.reference.inference_csv import GpusCsv, ModelsCsv
+from parsers.reference.llm_models_csv import LlmModelsCsv
 from parsers.reference.sizing_yaml import CapacityScenarios, LlmSloPolicies, SloPolicies
 from parsers.reference.storage_csv import CheckpointBytesCsv, DatasetsCsv
 from parsers.tf_cnn.benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
@@ -48,6 +49,7 @@ PARSERS: tuple[Parser, ...] = (
     GenAiPerfCsv(),
     ModelsCsv(),
     GpusCsv(),
+    LlmModelsCsv(),  # its header has layers, kv_heads...: never models.csv's
     DatasetsCsv(),
     CheckpointBytesCsv(),
     CapacityScenarios(),

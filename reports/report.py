@@ -18,8 +18,11 @@ from reports import chart_cache
 from reports.chart_cache import ChartCache
 from reports.checks import CheckOutcome
 from reports.html import Section, page
+from reports.sections.collectives import collectives
 from reports.sections.coverage import coverage
 from reports.sections.inference import inference
+from reports.sections.llm import llm_serving
+from reports.sections.mlperf import mlperf
 from reports.sections.quality import quality
 from reports.sections.storage import storage
 from reports.sections.summary import summary
@@ -39,7 +42,8 @@ class Written:
 
 
 def sections(store: Store, checks: Sequence[CheckOutcome] | None) -> list[Section]:
-    answers = [summary(store, checks), inference(store), training(store), storage(store)]
+    answers = [summary(store, checks), inference(store), llm_serving(store), training(store),
+               collectives(store), storage(store), mlperf(store)]
     return [*answers, coverage(store, answers), quality(store, checks)]
 
 

@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from samples.llm_models import llm_models_csv
 from samples.llm_serving import llm_serving_files
 from samples.mlperf_inference import mlperf_inference_files
 from samples.mlperf_training import mlperf_training_files
@@ -211,6 +212,7 @@ def sample_files() -> dict[str, str]:
         "reference/gpus.csv": "gpu_model,memory_gb\nH100-80GB,80\nA100-40GB,40\nL40S-48GB,48\n",
         "reference/slo.yaml": SLO_YAML,
         "reference/llm_slo.yaml": LLM_SLO_YAML,
+        "reference/llm_models.csv": llm_models_csv(),
         "reference/scenarios/vision-and-chat.yaml": SCENARIO_YAML,
         "inference/h100-bm-01/run.yaml": run_yaml(
             system="h100-bm-01", gpu_model="H100-80GB", gpu_memory_gb=80, gpus_per_node=8,

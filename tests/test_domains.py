@@ -21,9 +21,17 @@ from schemas.spec import Column, Table
 from schemas.storage import STORAGE_MEASUREMENTS
 from schemas.training import TRAINING_RUNS
 from store.store import Store, connect
+from transforms.collectives.tables import build_collective_bandwidth, build_collective_sizing
 from transforms.inference.measurements import build_inference_measurements
 from transforms.inference.planner import first_fit_decreasing_groups
 from transforms.inference.tables import build_memory, build_optimal, build_plans
+from transforms.llm import kv_cache
+from transforms.llm import tables as llm
+from transforms.mlperf.tables import (
+    build_inference_results,
+    build_training_results,
+    build_training_scores,
+)
 from transforms.storage.tables import build_storage_measurements, build_storage_sizing
 from transforms.training.tables import build_training_runs, build_training_sizing
 
@@ -285,6 +293,15 @@ def test_derived_steps_never_raise_at_the_edges_of_the_domains(tmp_path, kind, s
         build_optimal(store, 0.95)
         build_memory(store)
         build_plans(store, 0.95)
+        llm.build_runs(store, "t")
+        llm.build_optimal(store, 0.95)
+        llm.build_plans(store)
+        kv_cache.build_kv_cache(store)
+        build_collective_bandwidth(store, "t")
+        build_collective_sizing(store, "t")
+        build_inference_results(store, "t")
+        build_training_results(store, "t")
+        build_training_scores(store, "t")
         for table in (t for t in TABLES if t.schema in ("core", "sizing")):
             floats = [c.name for c in table.all_columns if c.dtype is pl.Float64]
             values = store.query(f"SELECT * FROM {table.qualified}")

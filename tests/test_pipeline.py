@@ -26,15 +26,39 @@ RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context", "label_
        "capacity_scenarios", "tf_cnn_runs", "tf_cnn_steps", "tf_cnn_benchmark_runs",
        "tf_cnn_benchmark_metrics", "tf_cnn_host_metadata", "fio_jobs", "gdsio_results",
        "elbencho_results", "mlperf_storage_results", "mlperf_storage_epochs",
-       "mlperf_storage_report_runs", "reference_datasets", "reference_checkpoint_bytes"]
+       "mlperf_storage_report_runs", "reference_datasets", "reference_checkpoint_bytes",
+       "llm_serving_runs", "llm_serving_percentiles", "llm_serving_requests", "llm_slo_policies",
+       "reference_llm_models", "mlperf_inference_runs", "mlperf_systems",
+       "mlperf_training_results", "nccl_tests_runs", "nccl_tests_results"]
 SIZING = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
           "capacity_plan", "capacity_plan_summary", "capacity_plan_issues", "training_scaling",
           "virtualization_overhead", "storage_capability", "storage_scaling",
-          "training_storage_demand", "checkpoint_write"]
-CORE = ["inference_measurements", "training_runs", "storage_measurements"]
+          "training_storage_demand", "checkpoint_write", "llm_serving_optimal",
+          "llm_capacity_plan", "kv_cache_capacity", "mlperf_training_scores",
+          "collective_bandwidth_rule", "gradient_allreduce_estimate"]
+CORE = ["inference_measurements", "training_runs", "storage_measurements", "llm_serving_runs",
+        "mlperf_inference_results", "mlperf_training_results", "collective_bandwidth"]
 GX_CHECKED = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
               "capacity_plan", "capacity_plan_summary", "storage_capability", "storage_scaling",
               "training_storage_demand", "checkpoint_write"]
+LLM_MLPERF_COLLECTIVE_CHECKS = [
+    ("core/llm_serving_runs", "ttft_within_end_to_end"),
+    ("core/llm_serving_runs", "failed_runs_have_no_latency"),
+    ("core/llm_serving_runs", "runs_feeding_rules_name_their_gpu"),
+    ("sizing/kv_cache_capacity", "served_models_have_an_architecture"),
+    ("sizing/kv_cache_capacity", "sweeps_within_the_kv_bound"),
+    ("core/mlperf_inference_results", "invalid_runs_never_feed_rules"),
+    ("core/mlperf_inference_results", "value_per_accelerator_has_accelerators"),
+    ("core/mlperf_inference_results", "folder_disagreements"),
+    ("sizing/mlperf_training_scores", "scaling_efficiency_plausible"),
+    ("sizing/mlperf_training_scores", "scores_have_required_runs"),
+    ("core/collective_bandwidth", "busbw_within_link_limits"),
+    ("core/collective_bandwidth", "no_wrong_values"),
+    ("core/collective_bandwidth", "avg_bus_bandwidth_matches_rows"),
+    ("core/collective_bandwidth", "labels_agree_with_run_yaml"),
+    ("sizing/collective_bandwidth_rule", "plateau_reached"),
+    ("sizing/collective_bandwidth_rule", "network_known_across_nodes"),
+]
 STORAGE_CHECKS = ["elbencho_bandwidth_matches_bytes_over_time",
                   "fio_bandwidth_matches_bytes_over_runtime",
                   "gdsio_throughput_matches_bytes_over_time", "storage_system_known"]
@@ -52,8 +76,14 @@ def test_every_asset_carries_the_code_version_of_its_domain():
         == versions_module.TRAINING
     assert versions["core/storage_measurements"] == versions["sizing/checkpoint_write"] \
         == versions_module.STORAGE
+    assert versions["core/llm_serving_runs"] == versions["sizing/llm_capacity_plan"] \
+        == versions["sizing/kv_cache_capacity"] == versions_module.LLM
+    assert versions["core/mlperf_inference_results"] \
+        == versions["sizing/mlperf_training_scores"] == versions_module.MLPERF
+    assert versions["core/collective_bandwidth"] \
+        == versions["sizing/gradient_allreduce_estimate"] == versions_module.COLLECTIVES
     assert versions["reports/sizing_report"] == versions_module.REPORT
-    assert len({versions_module.RAW, *versions_module.DERIVED}) == 5
+    assert len({versions_module.RAW, *versions_module.DERIVED}) == 8
     assert all(len(v or "") == 16 for v in versions.values())
 
 
@@ -102,7 +132,28 @@ DEPS = {
                                       | _raw("reference_datasets"),
     "sizing/checkpoint_write": {"sizing/storage_capability"}
                                | _raw("reference_models", "reference_checkpoint_bytes"),
-    "reports/sizing_report": _raw("ingested_files", "quarantine", "ingestion_runs")
+    "core/llm_serving_runs": _raw("llm_serving_runs", "genai_perf", "file_context",
+                                  "ingested_files"),
+    "sizing/llm_serving_optimal": {"core/llm_serving_runs"}
+                                  | _raw("llm_serving_requests", "llm_slo_policies"),
+    # the chat plan reads the rule's rows, not the runs (transforms/llm/planner.py)
+    "sizing/llm_capacity_plan": {"sizing/llm_serving_optimal"}
+                                | _raw("capacity_scenarios", "llm_slo_policies"),
+    "sizing/kv_cache_capacity": {"core/llm_serving_runs", "sizing/llm_serving_optimal"}
+                                | _raw("reference_llm_models", "reference_gpus", "file_context",
+                                       "ingested_files"),
+    "core/mlperf_inference_results": _raw("mlperf_inference_runs", "mlperf_systems",
+                                          "ingested_files"),
+    "core/mlperf_training_results": _raw("mlperf_training_results", "mlperf_systems",
+                                         "ingested_files"),
+    "sizing/mlperf_training_scores": {"core/mlperf_training_results"},
+    "core/collective_bandwidth": _raw("nccl_tests_runs", "nccl_tests_results", "file_context",
+                                      "ingested_files"),
+    "sizing/collective_bandwidth_rule": {"core/collective_bandwidth"},
+    "sizing/gradient_allreduce_estimate": {"sizing/collective_bandwidth_rule"}
+                                          | _raw("reference_models"),
+    "reports/sizing_report": _raw("ingested_files", "quarantine", "ingestion_runs",
+                                  "llm_slo_policies")
                              | {f"core/{n}" for n in CORE} | {f"sizing/{n}" for n in SIZING},
     # every raw table comes from one pass over the raw root
     **{f"raw/{n}": {"raw_root"} for n in RAW},
@@ -136,6 +187,7 @@ def test_asset_graph_snapshot():
         ("core/training_runs", "failed_runs_explained"),
         ("core/training_runs", "no_thermal_drift"),
         ("sizing/training_scaling", "scaling_efficiency_plausible"),
+        *LLM_MLPERF_COLLECTIVE_CHECKS,
         *{(f"sizing/{n}", "business_rules") for n in GX_CHECKED},
         *{("core/storage_measurements", c) for c in STORAGE_CHECKS},
         # every derived table says whether this run rebuilt it (a failed rebuild: stale)
@@ -282,7 +334,8 @@ def test_every_asset_reads_exactly_what_it_declares(paths, monkeypatch):
         assert read - own <= declared, f"{op} reads undeclared {sorted(read - own - declared)}"
         assert declared - {"raw_root"} <= read, f"{op} declares unread {sorted(declared - read)}"
         checked.add(op)
-    assert len(checked) == 10  # the raw step, 3 core steps, 5 sizing steps, the report
+    # the raw step, 7 core steps, 10 sizing steps, the report
+    assert len(checked) == 19
 
 
 def _run(raw: Path, warehouse: Path) -> dg.ExecuteInProcessResult:
@@ -322,6 +375,7 @@ def test_job_materializes_every_asset_and_checks_pass(paths):
         "sizing/training_scaling:scaling_efficiency_plausible": True,
         **{f"sizing/{n}:business_rules": True for n in GX_CHECKED},
         **{f"core/storage_measurements:{c}": True for c in STORAGE_CHECKS},
+        **{f"{asset}:{check}": True for asset, check in LLM_MLPERF_COLLECTIVE_CHECKS},
         **{f"{layer}/{n}:fresh": True
            for layer, names in (("core", CORE), ("sizing", SIZING)) for n in names},
         "reports/sizing_report:fresh": True,

@@ -260,7 +260,8 @@ def test_sections_tolerate_a_warehouse_without_tables(tmp_path):
         con.close()
     assert plots(html) == []
     assert [p.anchor for p in parts if p.missing] == [
-        "summary", "inference", "training", "storage", "data-quality"]
+        "summary", "inference", "llm-serving", "training", "collectives", "storage", "mlperf",
+        "data-quality"]
     assert "No data yet:</b> no inference measurement. Add a concurrency sweep" in html
     assert "raw/reference/datasets.csv" in html  # says what to add for storage demand
 
@@ -323,10 +324,14 @@ def test_storage_and_checkpoint_sections_from_their_tables(tmp_path):
     assert esc(XSS_MODEL) in html and "<script" not in html
     assert written.missing == ["no capacity plan (sizing.capacity_plan_summary)",
                                "no inference measurement", "no GPU memory per model "
-                               "(sizing.gpu_memory_per_model)", "no training scaling "
-                               "(sizing.training_scaling)", "no VM overhead "
-                               "(sizing.virtualization_overhead)", "no file ingested "
-                               "(raw.ingested_files)"]
+                               "(sizing.gpu_memory_per_model)",
+                               "no LLM serving runs (core.llm_serving_runs)",
+                               "no training scaling (sizing.training_scaling)",
+                               "no VM overhead (sizing.virtualization_overhead)",
+                               "no collective bandwidth (core.collective_bandwidth)",
+                               "no MLPerf result (core.mlperf_inference_results, "
+                               "sizing.mlperf_training_scores)",
+                               "no file ingested (raw.ingested_files)"]
 
 
 def test_charts_have_readable_axes_and_escape_their_text():

@@ -15,7 +15,9 @@ from assets.versions import REPORT
 from ingest.ledger import mark_derived_complete
 from reports.checks import CheckOutcome
 from reports.paths import report_path
+from schemas.collectives import TABLES as COLLECTIVE_TABLES
 from schemas.core import INFERENCE_MEASUREMENTS
+from schemas.kv_cache import KV_CACHE_CAPACITY
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
 from schemas.llm import DERIVED_TABLES as LLM_TABLES
 from schemas.llm import LLM_SLO_POLICIES
@@ -32,7 +34,8 @@ REPORT_TABLE = "reports.sizing_report"  # its name in raw.derived_status
 _DEPS = [table_key(t) for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, LLM_SLO_POLICIES)]
 _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUREMENTS,
                            *INFERENCE_SIZING, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD,
-                           *STORAGE_SIZING, *LLM_TABLES, *MLPERF_TABLES)]
+                           *STORAGE_SIZING, *LLM_TABLES, *MLPERF_TABLES,
+                           *COLLECTIVE_TABLES, KV_CACHE_CAPACITY)]
 
 
 @dg.asset(key=REPORT_KEY, group_name="reports", kinds={"html"}, deps=_DEPS,

@@ -22,6 +22,10 @@ OPTIMAL = ("model", "gpu_model", "gpus", "tool", "load_kind", "slo_policy", "slo
 PLANS = ("scenario", "model", "gpu_model", "slo_policy", "chat_users", "requests_per_s",
          "instances", "gpus", "servers", "explanation", "reason")
 POLICIES = ("name", "percentile", "max_ttft_ms", "max_tpot_ms")
+KV = ("model", "gpu_model", "gpus", "tool", "kv_dtype", "context_tokens",
+      "measured_knee_concurrency", "kv_bound_concurrency", "agreement", "comparison")
+KV_RULE = ("model", "gpu_model", "gpus", "kv_dtype", "kv_bytes_per_token", "weights_gb",
+           "kv_cache_gb", "max_tokens_in_cache", "context", "max_concurrent_sequences")
 TO_ADD = ("Add vLLM (`vllm bench serve --save-result`), SGLang (bench_serving JSONL), AIPerf "
           "or GenAI-Perf exports of a concurrency sweep under raw/llm_serving/<system>/, with "
           "a run.yaml naming gpu_model and gpus; chat SLO policies go in "
@@ -60,6 +64,7 @@ def llm_serving(store: Store) -> Section:
             Col("ttft_at_slo_ms", "TTFT at SLO (ms)"), Col("tpot_at_slo_ms", "TPOT at SLO (ms)"),
             Col("knee_load", "knee"), Col("goodput_per_s", "goodput (req/s)"),
             Col("reason", "why none", format=lambda v: text(v, ""))]))
+    _kv_cache(section, store)
     _plans(section, store)
     section.add(details("Every serving run (core.llm_serving_runs)", table(runs, [
         Col("model"), Col("gpu_model", "GPU"), Col("gpus", "GPUs"), Col("tool", "sweep"),
@@ -68,6 +73,43 @@ def llm_serving(store: Store) -> Section:
         Col("source_file", "evidence (file)", format=lambda v: text(v, ""),
             cls="evidence")])))
     return section
+
+
+def _kv_cache(section: Section, store: Store) -> None:
+    """Where each sweep saturates against what its KV cache can hold."""
+    kv = read(store, "sizing", "kv_cache_capacity", (*KV, "origin"),
+              order_by=["model", "gpu_model", "tool"])
+    if not has_rows(kv):
+        return
+    assert kv is not None
+    compared = kv.filter(pl.col("agreement").is_not_null())
+    section.add("<h3>Saturation against the KV cache</h3>", paragraph(
+        "KV bytes per token = 2 x layers x KV heads x head size x bytes per element; the "
+        "sequences the cache holds = (GPU memory x utilization - weights - overhead) / KV "
+        "bytes per token / sequence length (sizing.kv_cache_capacity, architectures from "
+        "raw/reference/llm_models.csv). A knee well below it: compute sets the capacity; "
+        "near it: memory does; above it: a smaller KV type, prefix caching or a wrong "
+        "label."))
+    if has_rows(compared):
+        section.add(table(compared, [
+            Col("model"), Col("gpu_model", "GPU"), Col("gpus", "GPUs"), Col("tool", "sweep"),
+            Col("context_tokens", "tokens per sequence"),
+            Col("measured_knee_concurrency", "measured knee"),
+            Col("kv_bound_concurrency", "KV-cache bound"), Col("agreement", format=text),
+            Col("comparison", "in words", format=lambda v: text(v, ""))]))
+    reference = read(store, "sizing", "kv_cache_capacity", (*KV_RULE, "origin"),
+                     order_by=["model", "gpu_model", "gpus", "kv_dtype", "context_tokens"])
+    if has_rows(reference):
+        assert reference is not None
+        section.add(details("KV-cache capacity of every model on every GPU", table(
+            reference.filter(pl.col("origin") == "reference"), [
+                Col("model"), Col("gpu_model", "GPU"), Col("gpus", "GPUs"),
+                Col("kv_dtype", "KV type", format=text),
+                Col("kv_bytes_per_token", "KV bytes per token"),
+                Col("weights_gb", "weights (GB)"), Col("kv_cache_gb", "KV cache (GB)"),
+                Col("max_tokens_in_cache", "tokens in cache"),
+                Col("context", "sequence length", format=text),
+                Col("max_concurrent_sequences", "sequences")])))
 
 
 def _plans(section: Section, store: Store) -> None:

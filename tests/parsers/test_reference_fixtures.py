@@ -10,11 +10,14 @@ import pytest
 from ingest.examine import examine
 from parsers.base import FormatError, SourceFile
 from parsers.reference.inference_csv import GpusCsv, ModelsCsv
+from parsers.reference.llm_models_csv import LlmModelsCsv
 from parsers.reference.sizing_yaml import CapacityScenarios, LlmSloPolicies, SloPolicies
 from parsers.reference.storage_csv import CheckpointBytesCsv, DatasetsCsv
+from parsers.registry import PARSERS
 from tests.fixtures import fixture
 
 CSVS = {"reference/models.csv": ModelsCsv, "reference/gpus.csv": GpusCsv,
+        "reference/llm_models.csv": LlmModelsCsv,
         "reference/datasets.csv": DatasetsCsv,
         "reference/checkpoint_bytes.csv": CheckpointBytesCsv}
 YAMLS = {"reference/slo.yaml": SloPolicies, "reference/llm_slo.yaml": LlmSloPolicies,
@@ -87,6 +90,48 @@ def test_a_bad_reference_row_is_held_back(line, reason):
     parsed = GpusCsv().parse(SourceFile("reference/gpus.csv", text))
     assert parsed.tables["raw.reference_gpus"].height == 3
     assert [(p.location, p.reason) for p in parsed.problems] == [("line 5", reason)]
+
+
+def test_llm_models_header_in_any_order_and_case_with_aliases():
+    df = table("reference/llm_models.csv")
+    assert df.select("model", "parameters_billions", "layers", "attention_heads", "kv_heads",
+                     "head_dim", "hidden_size", "max_context_tokens").rows() == [
+        ("Llama-3.1-8B", 8.03, 32, 32, 8, 128, 4096, 131072),
+        ("opt-125m", 0.125, 12, 12, 12, 64, 768, 2048),
+        ("GPT-J-6B", 6.05, 28, 16, 16, 256, 4096, 2048)]
+    assert df.select("aliases", "source", "source_line").rows() == [
+        ("meta-llama/Llama-3.1-8B-Instruct;llama3_8b;Meta-Llama-3-8B-Instruct",
+         "meta-llama/Llama-3.1-8B-Instruct config.json, as published", 2),
+        ("facebook/opt-125m", None, 3),  # empty cells are NULL
+        (None, "EleutherAI/gpt-j-6b config.json", 4)]
+
+
+@pytest.mark.parametrize("old, new, message", [
+    (",6.05,", ",six,", "line 4: parameters_billions: 'six' is not a number"),
+    ("GPT-J-6B,28,", "GPT-J-6B,28.5,", "line 4: layers: '28.5' is not a whole number"),
+    ("opt-125m,12,12,64", "opt-125m,12,12,0", "line 3: head_dim must be above 0, not '0'"),
+    ("opt-125m,12,12,64", "opt-125m,12,,64", "line 3: kv_heads is missing"),
+    ("opt-125m,12,12,64,12", "opt-125m,12,16,64,12",
+     "line 3: kv_heads 16 is more than attention_heads 12"),
+    (",2048,facebook/opt-125m,", ",2048,LLAMA3_8B,",
+     "line 3: 'LLAMA3_8B' already names the model on line 2"),
+    (",2048,,EleutherAI", ",2048,,EleutherAI,extra", "line 4: 11 cells for 10 columns"),
+])
+def test_a_bad_llm_model_row_rejects_the_whole_file_with_its_line(old, new, message):
+    text = fixture("reference/llm_models.csv").data.decode()
+    assert text.count(old) == 1
+    with pytest.raises(FormatError, match=message):
+        LlmModelsCsv().parse(SourceFile("reference/llm_models.csv",
+                                        text.replace(old, new).encode()))
+
+
+def test_the_shipped_llm_models_csv_parses_whole():
+    from samples.llm_models import llm_models_csv
+
+    src = SourceFile("reference/llm_models.csv", llm_models_csv().encode())
+    assert [type(p) for p in PARSERS if p.sniff(src)] == [LlmModelsCsv]
+    df = LlmModelsCsv().parse(src).tables["raw.reference_llm_models"]
+    assert df.height == 11 and df["source"].null_count() == 0
 
 
 def test_a_header_only_reference_file_is_rejected():
