@@ -28,6 +28,10 @@ GB_TO_BYTES = 1e9
 TB_TO_BYTES = 1e12
 BYTES_TO_MB = 1e-6
 BYTE_TO_BITS = 8
+# A size's unit as tools print it ("80 GB", "11.92GiB"): decimal or binary prefixes
+BYTE_UNITS = {"KB": KB_TO_BYTES, "MB": MB_TO_BYTES, "GB": GB_TO_BYTES, "TB": TB_TO_BYTES,
+              "KiB": KIB_TO_BYTES, "MiB": MIB_TO_BYTES, "GiB": GIB_TO_BYTES,
+              "TiB": TIB_TO_BYTES}
 GB_PER_S_TO_BYTES_PER_S = 1e9  # decimal GB/s (nccl-tests algbw and busbw: 1 GB = 10^9 B)
 
 # ---- times -----------------------------------------------------------------------------------

@@ -14,16 +14,7 @@ import re
 from parsers.base import FormatError, LabelConflict, Parsed, SourceFile, frame
 from parsers.mlperf.paths import submission_path
 from parsers.numbers import MISSING, NumberError, is_number, loads, parse_float, shown, whole
-from parsers.units import (
-    GB_TO_BYTES,
-    GIB_TO_BYTES,
-    KB_TO_BYTES,
-    KIB_TO_BYTES,
-    MB_TO_BYTES,
-    MIB_TO_BYTES,
-    TB_TO_BYTES,
-    TIB_TO_BYTES,
-)
+from parsers.units import BYTE_UNITS
 from schemas.domains import PARALLEL
 from schemas.mlperf import MLPERF_SYSTEMS
 
@@ -35,8 +26,6 @@ _IDENTITY = ("accelerators_per_node", "number_of_nodes", "accelerator_model_name
              "host_processor_model_name", "system_name")
 _MAX_COUNT = int(PARALLEL.hi or 0)
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*([KMGT])(i?)(B?)$", re.IGNORECASE)
-_DECIMAL = {"K": KB_TO_BYTES, "M": MB_TO_BYTES, "G": GB_TO_BYTES, "T": TB_TO_BYTES}
-_BINARY = {"K": KIB_TO_BYTES, "M": MIB_TO_BYTES, "G": GIB_TO_BYTES, "T": TIB_TO_BYTES}
 _MODEL_SEPARATORS = re.compile(r"\s*(?:[,;+&]|\band\b)\s*", re.IGNORECASE)
 # Counts a system folder name may carry: `8xMI300X`, `L40Sx2`, `80GBx32` (accelerators),
 # `_n4`, `eos_n316` (nodes).
@@ -219,6 +208,6 @@ def size_bytes(written: object) -> int | None:
     if not found:
         return None
     amount, prefix, binary, _ = found.groups()
-    factor = (_BINARY if binary else _DECIMAL)[prefix.upper()]
+    factor = BYTE_UNITS[f"{prefix.upper()}{'i' if binary else ''}B"]
     value = float(amount) * factor
     return round(value) if value < 1e18 else None

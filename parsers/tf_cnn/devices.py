@@ -12,16 +12,7 @@ from dataclasses import dataclass
 
 from parsers.numbers import NumberError, parse_float, parse_int
 from parsers.tf_cnn.lines import Line
-from parsers.units import (
-    GB_TO_BYTES,
-    GIB_TO_BYTES,
-    KB_TO_BYTES,
-    KIB_TO_BYTES,
-    MB_TO_BYTES,
-    MIB_TO_BYTES,
-    TB_TO_BYTES,
-    TIB_TO_BYTES,
-)
+from parsers.units import BYTE_UNITS
 
 # Every TF version names the devices it creates:
 #   "... -> physical GPU (device: 0, name: A100-SXM4-40GB, pci bus id: ...)"   (TF >= 1.4)
@@ -30,9 +21,6 @@ _CREATED = re.compile(r"\(device: (?P<ordinal>\d+), name: (?P<name>[^,]+?), pci 
 # Device properties: "totalMemory: 11.92GiB", "deviceMemorySize: 39.59GiB", "Total memory: 11.17GiB"
 _MEMORY = re.compile(r"(?:totalMemory|deviceMemorySize|Total memory):\s*(?P<value>[\d.]+)"
                      r"(?P<unit>[KMGT]i?B)")
-_UNIT_BYTES = {"KiB": KIB_TO_BYTES, "MiB": MIB_TO_BYTES, "GiB": GIB_TO_BYTES,
-               "TiB": TIB_TO_BYTES, "KB": KB_TO_BYTES, "MB": MB_TO_BYTES, "GB": GB_TO_BYTES,
-               "TB": TB_TO_BYTES}
 _XLA = "Compiled cluster using XLA!"
 
 
@@ -57,7 +45,7 @@ def devices(lines: Iterable[Line]) -> Devices:
                 continue
         elif memory is None and (match := _MEMORY.search(text)):
             try:
-                memory = parse_float(match["value"]) * _UNIT_BYTES[match["unit"]]
+                memory = parse_float(match["value"]) * BYTE_UNITS[match["unit"]]
             except NumberError:  # '1.2.3GiB': not a size
                 continue
         elif _XLA in text:
