@@ -101,13 +101,15 @@ def _training(section: Section, scores: pl.DataFrame) -> None:
     section.chart(_efficiency(scored.filter(pl.col("scaling_efficiency").is_not_null())
                               .select("group", "system", "total_accelerators", "score_min",
                                       "speedup", "scaling_efficiency")))
-    section.add(table(scored, [
+    runs = pl.format("{} of {}", pl.col("runs_given"),
+                     pl.col("runs_required").cast(pl.String).fill_null("?"))
+    section.add(table(scored.with_columns(runs=runs), [
         Col("benchmark"), Col("submitter"), Col("system"),
         Col("accelerator_model", "accelerator", format=lambda v: text(v)),
-        Col("total_accelerators", "accelerators"), Col("runs_given", "runs"),
-        Col("runs_required", "required"), Col("score_min", "score (min)"),
+        Col("total_accelerators", "accel\u00aderators"),
+        Col("runs", "runs of required", format=text), Col("score_min", "score (min)"),
         Col("reason", "no score because", format=lambda v: text(v, "")),
-        Col("mean_converged_min", "mean of converged (min, not a score)"),
+        Col("mean_converged_min", "mean, not a score (min)"),
         Col("baseline_system", "baseline", format=lambda v: text(v)),
         Col("speedup"), Col("scaling_efficiency", "efficiency")]))
     rules = scores["rule"].unique().sort().to_list()

@@ -9,7 +9,7 @@ import polars as pl
 
 from reports.checks import CheckOutcome
 from reports.data import has_rows, read, text
-from reports.html import Col, Section, esc, kpis, number, paragraph, table
+from reports.html import Col, Section, esc, kpis, name, number, paragraph, table
 from store.store import Store
 
 STATUSES = ("loaded", "unchanged", "rejected", "ignored", "missing")
@@ -114,7 +114,7 @@ def _checks(checks: Sequence[CheckOutcome] | None) -> str:
         cls = CHECK_CLASS.get(c.status, "muted")
         when = (f"{c.evaluated_at:%Y-%m-%d %H:%M} ({c.run_id[:8]})" if c.evaluated_at
                 else "–")
-        rows.append(f"<tr><td>{esc(c.asset)}</td><td>{esc(c.name)}</td>"
+        rows.append(f"<tr><td>{name(c.asset)}</td><td>{name(c.name)}</td>"
                     f'<td class="{cls}">{esc(c.status)}</td><td>{esc(c.detail)}</td>'
                     f"<td>{esc(c.description)}</td><td>{esc(when)}</td></tr>")
     return (f"<h3>Asset checks ({esc(summary)})</h3>"

@@ -22,7 +22,8 @@ FORMATS = {  # the first part found in the path names the format
            "training": "tf_cnn_log", "/fio-": "fio_json", "/gdsio-": "gdsio_text",
            "reference/gpus": "reference_gpus", "reference/models": "reference_models",
            "reference/scenarios": "capacity_scenarios", "reference/slo": "slo_policies",
-           "reference/llm_slo": "llm_slo_policies", "/vllm-": "vllm_bench_json",
+           "reference/llm_slo": "llm_slo_policies", "reference/llm_models": "reference_llm_models",
+           "/vllm-": "vllm_bench_json",
            "profile_export_aiperf.json": "aiperf_json", "profile_export_aiperf.csv": "aiperf_csv"}
 
 
