@@ -380,3 +380,14 @@ def test_cli_report_writes_the_file_and_prints_its_path(built, tmp_path, capsys,
 def test_cli_report_without_a_warehouse_says_so(tmp_path, capsys):
     assert main(["report", "--warehouse", str(tmp_path / "none.duckdb")]) == 2
     assert "no warehouse at" in capsys.readouterr().err
+
+
+def test_the_answer_adds_the_chat_demands_of_a_scenario(page):
+    summary = section(page, "summary")
+    # the sample vision-and-chat scenario: 12 GPUs for its Triton models (the plan above)
+    # and 2,000 chat users x 300 tokens/min = 10,000 tokens/s over the 1,796 tokens/s one
+    # H100 serves within mlperf-interactive: 6 GPUs; 18 GPUs fill 3 servers of 8
+    assert ("LLM chat (mlperf-interactive): <b>6 GPUs</b> for meta-llama/Llama-3.1-8B-Instruct "
+            "(2,000 users); with the 12 GPUs above, the scenario needs <b>18 GPUs in 3 "
+            "servers</b>") in summary
+    assert "10,000 / 1,796 -&gt; 6 instances x 1 GPU = 6 GPUs" in summary

@@ -25,6 +25,8 @@ PLAN = ("scenario", "gpu_model", "model", "concurrent_users", "slo_percentile",
         "instances", "throughput_per_instance_per_s", "latency_at_slo_ms",
         "gpu_memory_per_instance_gb", "gpu_memory_gb", "gpu_utilization_pct", "evidence")
 ISSUES = ("scenario", "gpu_model", "model", "concurrent_users", "reason", "source_file")
+CHAT = ("scenario", "gpu_model", "gpus_per_server", "slo_policy", "model", "chat_users",
+        "requests_per_s", "instances", "gpus", "servers", "explanation", "reason")
 COUNTS = (("gpus_by_memory", "by memory (first-fit)"), ("gpus_by_compute", "by compute"),
           ("gpus_naive", "naive (memory / capacity)"), ("gpus_recommended", "recommended"))
 RUN = ("run_id", "started_at", "finished_at", "data_changed", "files_loaded",
@@ -49,7 +51,41 @@ def summary(store: Store, checks: Sequence[CheckOutcome] | None) -> Section:
                       order_by=["scenario", "model"])
         for row in plans.to_dicts():
             _scenario(section, row, _of(plan, row["scenario"]), _of(issues, row["scenario"]))
+    _chat_plans(section, store, {} if plans is None else dict(
+        zip(plans["scenario"].to_list(), plans["gpus_recommended"].to_list(), strict=True)))
     return section
+
+
+def _chat_plans(section: Section, store: Store, triton: dict[str, int | None]) -> None:
+    """Each scenario's LLM chat demands (sizing.llm_capacity_plan), with the scenario's
+    total where it also has Triton demands: whole GPUs per instance, so the servers of both
+    add up (an upper bound: the two could share a partly used server)."""
+    chat = read(store, "sizing", "llm_capacity_plan", CHAT, order_by=["scenario", "model"])
+    if not has_rows(chat):
+        return
+    assert chat is not None
+    for (scenario,), rows in chat.group_by(["scenario"], maintain_order=True):
+        planned = rows.filter(pl.col("reason").is_null())
+        gpus = int(planned["gpus"].sum() or 0)
+        per_server = rows["gpus_per_server"][0]
+        what = ", ".join(f"{text(r['model'])} ({number(r['chat_users'])} users)"
+                         if r["chat_users"] is not None else
+                         f"{text(r['model'])} ({number(r['requests_per_s'])} requests/s)"
+                         for r in planned.to_dicts())
+        section.add(
+            f'<p class="answer">Scenario <b>{esc(text(scenario))}</b>, LLM chat '
+            f"({esc(text(rows['slo_policy'][0]))}): <b>{esc(number(gpus))} GPUs</b> for "
+            f"{esc(what or 'no demand that could be planned')}"
+            + (f"; with the {esc(number(triton[scenario]))} GPUs above, the scenario needs "
+               f"<b>{esc(number(gpus + (triton[scenario] or 0)))} GPUs in "
+               f"{esc(number(-(-(gpus + (triton[scenario] or 0)) // per_server)))} servers</b>"
+               if scenario in triton else
+               f" in <b>{esc(number(-(-gpus // per_server)))} servers</b>")
+            + f" ({esc(text(rows['gpu_model'][0]))} × {esc(text(per_server))} per server)</p>")
+        for r in rows.to_dicts():
+            section.add(paragraph(f"{text(r['model'])}: " + (
+                text(r["explanation"], "") if r["reason"] is None else
+                f"not planned: {text(r['reason'], '')}")))
 
 
 def _of(frame: pl.DataFrame | None, scenario: str) -> list[dict]:
