@@ -46,7 +46,8 @@ LLM = source_version(*_DERIVING, "transforms/llm", "assets/llm")
 MLPERF = source_version(*_DERIVING, "transforms/mlperf", "assets/mlperf")
 COLLECTIVES = source_version(*_DERIVING, "transforms/collectives", "assets/collectives")
 REPORT = source_version(*_DERIVING, "reports", "assets/report")
-DERIVED = (INFERENCE, TRAINING, STORAGE, LLM, MLPERF, COLLECTIVES, REPORT)
+HISTORY = source_version(*_DERIVING, "transforms/history", "assets/history")
+DERIVED = (INFERENCE, TRAINING, STORAGE, LLM, MLPERF, COLLECTIVES, HISTORY, REPORT)
 
 
 def derived_fingerprint() -> str:

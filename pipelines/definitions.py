@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from assets.collectives import tables as collective_tables
+from assets.history import tables as history_tables
 from assets.inference import checks as inference_checks
 from assets.inference import measurements, sizing
 from assets.ingestion import raw_files, raw_root
@@ -32,10 +33,11 @@ ingest_job = dg.define_asset_job(
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules([raw_root, raw_files, measurements, training_tables,
                                         storage_tables, sizing, llm_tables, llm_kv_cache,
-                                        mlperf_tables, collective_tables, sizing_report]),
+                                        mlperf_tables, collective_tables, history_tables,
+                                        sizing_report]),
     asset_checks=dg.load_asset_checks_from_modules(
         [raw_files, measurements, training_tables, storage_checks, inference_checks,
-         llm_tables, llm_kv_cache, mlperf_tables, collective_tables]),
+         llm_tables, llm_kv_cache, mlperf_tables, collective_tables, history_tables]),
     jobs=[ingest_job],
     sensors=[raw_files_sensor],
     schedules=[daily_ingest_schedule],

@@ -22,6 +22,7 @@ from schemas.storage import STORAGE_MEASUREMENTS
 from schemas.training import TRAINING_RUNS
 from store.store import Store, connect
 from transforms.collectives.tables import build_collective_bandwidth, build_collective_sizing
+from transforms.history.tables import build_rule_changes, build_rule_history
 from transforms.inference.measurements import build_inference_measurements
 from transforms.inference.planner import first_fit_decreasing_groups
 from transforms.inference.tables import build_memory, build_optimal, build_plans
@@ -302,6 +303,8 @@ def test_derived_steps_never_raise_at_the_edges_of_the_domains(tmp_path, kind, s
         build_inference_results(store, "t")
         build_training_results(store, "t")
         build_training_scores(store, "t")
+        build_rule_history(store, "t")
+        build_rule_changes(store, "t")
         for table in (t for t in TABLES if t.schema in ("core", "sizing")):
             floats = [c.name for c in table.all_columns if c.dtype is pl.Float64]
             values = store.query(f"SELECT * FROM {table.qualified}")

@@ -35,7 +35,8 @@ SIZING = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_r
           "virtualization_overhead", "storage_capability", "storage_scaling",
           "training_storage_demand", "checkpoint_write", "llm_serving_optimal",
           "llm_capacity_plan", "kv_cache_capacity", "mlperf_training_scores",
-          "collective_bandwidth_rule", "gradient_allreduce_estimate"]
+          "collective_bandwidth_rule", "gradient_allreduce_estimate", "rule_history",
+          "rule_changes"]
 CORE = ["inference_measurements", "training_runs", "storage_measurements", "llm_serving_runs",
         "mlperf_inference_results", "mlperf_training_results", "collective_bandwidth"]
 GX_CHECKED = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
@@ -58,6 +59,7 @@ LLM_MLPERF_COLLECTIVE_CHECKS = [
     ("core/collective_bandwidth", "labels_agree_with_run_yaml"),
     ("sizing/collective_bandwidth_rule", "plateau_reached"),
     ("sizing/collective_bandwidth_rule", "network_known_across_nodes"),
+    ("sizing/rule_changes", "rules_changed_beyond_noise"),
 ]
 STORAGE_CHECKS = ["elbencho_bandwidth_matches_bytes_over_time",
                   "fio_bandwidth_matches_bytes_over_runtime",
@@ -83,7 +85,9 @@ def test_every_asset_carries_the_code_version_of_its_domain():
     assert versions["core/collective_bandwidth"] \
         == versions["sizing/gradient_allreduce_estimate"] == versions_module.COLLECTIVES
     assert versions["reports/sizing_report"] == versions_module.REPORT
-    assert len({versions_module.RAW, *versions_module.DERIVED}) == 8
+    assert versions["sizing/rule_history"] == versions["sizing/rule_changes"] \
+        == versions_module.HISTORY
+    assert len({versions_module.RAW, *versions_module.DERIVED}) == 9
     assert all(len(v or "") == 16 for v in versions.values())
 
 
@@ -152,6 +156,17 @@ DEPS = {
     "sizing/collective_bandwidth_rule": {"core/collective_bandwidth"},
     "sizing/gradient_allreduce_estimate": {"sizing/collective_bandwidth_rule"}
                                           | _raw("reference_models"),
+    # the history reads every family's table, and the core tables whose repeats give the
+    # noise (transforms/history/families.py)
+    "sizing/rule_history": {f"sizing/{n}" for n in (
+        "inference_optimal_concurrency", "llm_serving_optimal", "training_scaling",
+        "virtualization_overhead", "storage_capability", "gpu_memory_rule",
+        "gpu_memory_per_model", "capacity_plan", "capacity_plan_summary",
+        "mlperf_training_scores", "collective_bandwidth_rule")}
+        | {f"core/{n}" for n in ("inference_measurements", "llm_serving_runs",
+                                 "storage_measurements", "training_runs")}
+        | _raw("file_context", "ingestion_runs"),
+    "sizing/rule_changes": {"sizing/rule_history"},
     "reports/sizing_report": _raw("ingested_files", "quarantine", "ingestion_runs",
                                   "llm_slo_policies")
                              | {f"core/{n}" for n in CORE} | {f"sizing/{n}" for n in SIZING},
@@ -334,8 +349,8 @@ def test_every_asset_reads_exactly_what_it_declares(paths, monkeypatch):
         assert read - own <= declared, f"{op} reads undeclared {sorted(read - own - declared)}"
         assert declared - {"raw_root"} <= read, f"{op} declares unread {sorted(declared - read)}"
         checked.add(op)
-    # the raw step, 7 core steps, 10 sizing steps, the report
-    assert len(checked) == 19
+    # the raw step, 7 core steps, 12 sizing steps, the report
+    assert len(checked) == 21
 
 
 def _run(raw: Path, warehouse: Path) -> dg.ExecuteInProcessResult:

@@ -17,6 +17,7 @@ from reports.checks import CheckOutcome
 from reports.paths import report_path
 from schemas.collectives import TABLES as COLLECTIVE_TABLES
 from schemas.core import INFERENCE_MEASUREMENTS
+from schemas.history import RULE_CHANGES, RULE_HISTORY
 from schemas.kv_cache import KV_CACHE_CAPACITY
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
 from schemas.llm import DERIVED_TABLES as LLM_TABLES
@@ -35,7 +36,8 @@ _DEPS = [table_key(t) for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, LLM_
 _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUREMENTS,
                            *INFERENCE_SIZING, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD,
                            *STORAGE_SIZING, *LLM_TABLES, *MLPERF_TABLES,
-                           *COLLECTIVE_TABLES, KV_CACHE_CAPACITY)]
+                           *COLLECTIVE_TABLES, KV_CACHE_CAPACITY, RULE_HISTORY,
+                           RULE_CHANGES)]
 
 
 @dg.asset(key=REPORT_KEY, group_name="reports", kinds={"html"}, deps=_DEPS,

@@ -1,0 +1,56 @@
+"""Sizing rules over time: sizing.rule_history (appended by every run that changes a rule)
+and sizing.rule_changes (what the latest such run changed, against the noise margin)."""
+
+import dagster as dg
+
+from assets.derived import fresh_checks, rebuild
+from assets.keys import table_key as key
+from assets.metadata import described, table_description
+from assets.resources import Warehouse
+from assets.row_checks import rows_check
+from assets.versions import HISTORY
+from schemas.context import FILE_CONTEXT
+from schemas.history import RULE_CHANGES, RULE_HISTORY
+from schemas.ledger import INGESTION_RUNS
+from transforms.history.families import family_tables
+from transforms.history.tables import build_rule_changes, build_rule_history
+
+CHECK_CHANGED_BEYOND_NOISE = "rules_changed_beyond_noise"
+
+# every family's sizing table (so the history runs after them), the measurements its noise
+# model reads, the run context, and the ingest run it is recorded under
+_INPUTS = (*family_tables(), FILE_CONTEXT, INGESTION_RUNS)
+
+
+@dg.asset(key=key(RULE_HISTORY), group_name="sizing", kinds={"duckdb"}, code_version=HISTORY,
+          deps=[key(t) for t in _INPUTS], description=table_description(RULE_HISTORY),
+          check_specs=fresh_checks([RULE_HISTORY]))
+def rule_history(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    # appended, never rebuilt: the builder adds this run's changes to the earlier runs' rows
+    yield from rebuild(context, warehouse, [RULE_HISTORY],
+                       lambda store: build_rule_history(store, context.run_id))
+
+
+@dg.asset(key=key(RULE_CHANGES), group_name="sizing", kinds={"duckdb"}, code_version=HISTORY,
+          deps=[key(RULE_HISTORY)], description=table_description(RULE_CHANGES),
+          check_specs=fresh_checks([RULE_CHANGES]))
+def rule_changes(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    yield from rebuild(context, warehouse, [RULE_CHANGES],
+                       lambda store: build_rule_changes(store, context.run_id))
+
+
+@dg.asset_check(asset=key(RULE_CHANGES), name=CHECK_CHANGED_BEYOND_NOISE,
+                description=described(
+                    "No sizing rule moved beyond the noise of its measurements.",
+                    "Lists the rules the latest recording run changed by more than their "
+                    "noise margin (docs/rule-history.md), with the context fields that "
+                    "differ between the two sides (a driver, a software version). A warning: "
+                    "the change may be real and wanted (an upgrade), but the rule changed."))
+def rules_changed_beyond_noise(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return rows_check(
+        warehouse,
+        f"SELECT family, rule_label, metric, old_value, new_value, round(change_pct, 2) AS "
+        f"change_pct, round(margin_pct, 2) AS margin_pct, context_changes "
+        f"FROM {RULE_CHANGES.qualified} WHERE exceeds_margin "
+        "ORDER BY abs(change_pct) DESC NULLS FIRST, family, rule_label, metric",
+        "rule values that moved beyond their noise margin", dg.AssetCheckSeverity.WARN)
