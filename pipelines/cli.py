@@ -25,7 +25,7 @@ from pathlib import Path
 import polars as pl
 
 from ingest import config
-from pipelines import cli_analyst, cli_check, cli_plan
+from pipelines import cli_analyst, cli_check, cli_history, cli_plan
 from pipelines.console import (
     UsageError,
     limits_from_environment,
@@ -125,6 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=cli_check.check)
 
     cli_plan.register(sub, common)
+    cli_history.register(sub, common)
     cli_analyst.register(sub, common)
     return parser
 

@@ -18,6 +18,7 @@ from reports import chart_cache
 from reports.chart_cache import ChartCache
 from reports.checks import CheckOutcome
 from reports.html import Section, page
+from reports.sections.changes import comparison, what_changed
 from reports.sections.collectives import collectives
 from reports.sections.coverage import coverage
 from reports.sections.inference import inference
@@ -42,8 +43,9 @@ class Written:
 
 
 def sections(store: Store, checks: Sequence[CheckOutcome] | None) -> list[Section]:
-    answers = [summary(store, checks), inference(store), llm_serving(store), training(store),
-               collectives(store), storage(store), mlperf(store)]
+    answers = [summary(store, checks), what_changed(store), inference(store),
+               llm_serving(store), training(store), collectives(store), storage(store),
+               mlperf(store), comparison(store)]
     return [*answers, coverage(store, answers), quality(store, checks)]
 
 

@@ -201,6 +201,18 @@ CASES = [
     ("export: out is a FIFO", ["export", "--warehouse", "{tiny}", "--out", "{fifo}"], {}),
     ("export: out under a file", ["export", "--warehouse", "{tiny}", "--out", "{file}/pq"], {}),
     ("export: out empty string", ["export", "--warehouse", "{tiny}", "--out", ""], {}),
+    # diff and compare
+    ("diff: warehouse missing", ["diff", "--warehouse", "{missing}"], {}),
+    ("diff: warehouse corrupt", ["diff", "--warehouse", "{corrupt}"], {}),
+    ("diff: since a run that never was", ["diff", "--since", "nosuchrun", *TINY], {}),
+    ("diff: since a bad date", ["diff", "--since", "2026-13-45", *TINY], {}),
+    ("diff: since empty", ["diff", "--since", "", *TINY], {}),
+    ("diff: unknown family", ["diff", "--family", "nosuch", *TINY], {}),
+    ("compare: warehouse missing", ["compare", "--family", "training_scaling", "--by",
+                                    "gpu_model", "--warehouse", "{missing}"], {}),
+    ("compare: unknown family", ["compare", "--family", "nosuch", "--by", "gpu_model",
+                                 *TINY], {}),
+    ("compare: no --by", ["compare", "--family", "training_scaling", *TINY], {}),
 ]
 
 

@@ -261,8 +261,8 @@ def test_sections_tolerate_a_warehouse_without_tables(tmp_path):
         con.close()
     assert plots(html) == []
     assert [p.anchor for p in parts if p.missing] == [
-        "summary", "inference", "llm-serving", "training", "collectives", "storage", "mlperf",
-        "data-quality"]
+        "summary", "what-changed", "inference", "llm-serving", "training", "collectives",
+        "storage", "mlperf", "comparison", "data-quality"]
     assert "No data yet:</b> no inference measurement. Add a concurrency sweep" in html
     assert "raw/reference/datasets.csv" in html  # says what to add for storage demand
 
@@ -324,6 +324,7 @@ def test_storage_and_checkpoint_sections_from_their_tables(tmp_path):
     assert "58<small>extrapolated from 8</small>" in html  # max_gpus_fed 58 of 8 GPUs run
     assert esc(XSS_MODEL) in html and "<script" not in html
     assert written.missing == ["no capacity plan (sizing.capacity_plan_summary)",
+                               "no rule history yet (sizing.rule_history)",
                                "no inference measurement", "no GPU memory per model "
                                "(sizing.gpu_memory_per_model)",
                                "no LLM serving runs (core.llm_serving_runs)",
@@ -332,6 +333,7 @@ def test_storage_and_checkpoint_sections_from_their_tables(tmp_path):
                                "no collective bandwidth (core.collective_bandwidth)",
                                "no MLPerf result (core.mlperf_inference_results, "
                                "sizing.mlperf_training_scores)",
+                               "no rule history to compare (sizing.rule_history)",
                                "no file ingested (raw.ingested_files)"]
 
 

@@ -161,3 +161,45 @@ def test_the_interactive_report_renders_every_chart_offline(built, browser, tmp_
     # a tooltip on hover: the Vega view is live
     page.hover("div.vega .role-mark[class*='points'] > path", force=True)
     page.wait_for_selector("#vg-tooltip-element.visible", timeout=5_000)
+
+
+def test_what_changed_and_comparison_render_with_their_rows(browser, tmp_path):
+    """The rule-history sections on a history written by tests/test_cli_history.py (run
+    R2's changes: one beyond the margin with a hostile context value, one within noise)."""
+    from tests.test_cli_history import HOSTILE, R2_CHANGES, write_history
+
+    warehouse = write_history(tmp_path / "history.duckdb", changes=R2_CHANGES)
+    con = connect(warehouse, read_only=True)
+    try:
+        written = write_report(Store(con), tmp_path / "report.html")
+    finally:
+        con.close()
+    requests: list[str] = []
+    console: list[str] = []
+    page = _open(browser, written.path.resolve().as_uri(), requests, console)
+    m = page.evaluate(MEASURE)
+    shown = page.evaluate("""() => Object.fromEntries(['what-changed', 'comparison'].map(
+        (id) => { const s = document.getElementById(id);
+                  return [id, {rows: [...s.querySelectorAll('tbody tr')].map(
+                                 (r) => [...r.cells].map((c) => c.innerText)),
+                               height: s.getBoundingClientRect().height}]; }))""")
+    print(json.dumps(shown, ensure_ascii=False))
+    assert console == [], console
+    assert m["scripts"] == 0
+    assert [u for u in requests if not u.startswith("file:")] == []
+    changed = shown["what-changed"]["rows"]
+    assert [r[5:8] for r in changed] == [["-20.0", "2.12", "beyond margin"],
+                                         ["1.00", "5.00", "noise"]]
+    assert changed[0][8].endswith(f"tensorrt_version: 8.6 -> {HOSTILE}")  # text, not markup
+    (compared,) = shown["comparison"]["rows"]
+    assert compared[:4] == ["resnet50 · 1 · default · chat", "throughput_per_s",
+                            "1,000\na100-bm-01", "1,616\nh100-bm-01"]
+    assert compared[4].startswith("+61.6 %")
+    assert [p for p in m["points"] if p["plot"] == "rule-comparison"] == [
+        {"plot": "rule-comparison", "expected": 1, "drawn": 1}]
+    assert m["fonts"]["count"] > 0 and m["fonts"]["min"] >= MIN_FONT_PX
+    assert m["overlaps"] == []
+    assert m["tables"]
+    for t in m["tables"]:
+        assert t["scroll"] <= t["client"], t
+        assert t["right"] <= m["mainRight"] + 0.5, t
