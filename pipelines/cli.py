@@ -36,6 +36,7 @@ from pipelines.console import (
 from reports.paths import report_path
 from reports.query import WarehouseUnavailable
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
+from schemas.llm import LLM_CAPACITY_PLAN
 from schemas.sizing import CAPACITY_PLAN_SUMMARY
 from store.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
 from store.publish import pending_path, writer_elsewhere
@@ -276,12 +277,12 @@ def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path,
     )
     for row in tables.iter_rows(named=True):
         print(f"  {row['table_name']}: {row['rows']} rows")
-    _print_plans(store)
+    _print_plans(store, set(tables["table_name"].to_list()))
     print(f"Warehouse: {warehouse}")
     print(f"Report: {report_path(warehouse)}")
 
 
-def _print_plans(store: Store) -> None:
+def _print_plans(store: Store, present: set[str]) -> None:
     plans = store.query(f"SELECT * FROM {CAPACITY_PLAN_SUMMARY.qualified} ORDER BY scenario")
     for p in plans.iter_rows(named=True):
         print(f"Capacity plan '{p['scenario']}' on {p['gpu_model']} x{p['gpus_per_server']}: "
@@ -291,6 +292,23 @@ def _print_plans(store: Store) -> None:
               + ("" if p["demands_planned"] == p["demands"] else
                  f" ({p['demands'] - p['demands_planned']} demands not planned: "
                  "select * from sizing.capacity_plan_issues)"))
+    if LLM_CAPACITY_PLAN.key not in present:  # a warehouse from before chat plans
+        return
+    chats = store.query(
+        f"SELECT scenario, any_value(gpu_model) AS gpu_model, any_value(slo_policy) AS slo, "
+        f"any_value(gpus_per_server) AS per_server, count(*) AS demands, "
+        f"count(gpus) AS planned, coalesce(sum(gpus), 0)::BIGINT AS gpus "
+        f"FROM {LLM_CAPACITY_PLAN.qualified} GROUP BY scenario ORDER BY scenario")
+    triton = {p["scenario"]: p["gpus_recommended"] or 0 for p in plans.iter_rows(named=True)}
+    for c in chats.iter_rows(named=True):
+        total = c["gpus"] + triton.get(c["scenario"], 0)
+        print(f"Chat plan '{c['scenario']}' on {c['gpu_model']} ({c['slo']}): {c['gpus']} GPUs"
+              + (f"; with the Triton models, {total} GPUs, "
+                 f"{-(-total // c['per_server'])} servers" if c["scenario"] in triton else
+                 f", {-(-total // c['per_server'])} servers")
+              + ("" if c["planned"] == c["demands"] else
+                 f" ({c['demands'] - c['planned']} demands not planned: select reason from "
+                 "sizing.llm_capacity_plan)"))
 
 
 if __name__ == "__main__":

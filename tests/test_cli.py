@@ -26,6 +26,9 @@ def test_ingest_prints_per_format_counts_and_the_warehouse(tmp_path, capsys, mon
     # the format column is as wide as the longest format name
     assert re.search(r"\| model_analyzer_csv +\| 6 +\| 0 +\| 0 +\| 0 +\| 0 +\|", out)
     assert "core.inference_measurements: 67 rows" in out
+    # 12 GPUs for the Triton models and 6 for 2,000 chat users: 18 GPUs fill 3 servers of 8
+    assert ("Chat plan 'vision-and-chat' on H100-80GB (mlperf-interactive): 6 GPUs; with the "
+            "Triton models, 18 GPUs, 3 servers") in out
     assert f"Warehouse: {warehouse}" in out
     con = connect(warehouse, read_only=True)
     assert con.execute("SELECT count(*) FROM raw.ingestion_runs").fetchone() == (1,)
