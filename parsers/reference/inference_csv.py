@@ -10,12 +10,14 @@ from schemas.spec import Table
 
 
 class _ReferenceCsv:
-    """A small CSV whose header must be exactly `columns` (any order, any case)."""
+    """A small CSV whose header must be exactly `columns` (any order, any case), plus any
+    of the `optional` ones."""
 
     format: str
     version = 1
     table: Table
     numeric: tuple[str, ...]
+    optional: tuple[str, ...] = ()
 
     @property
     def tables(self) -> tuple[Table, ...]:
@@ -23,12 +25,16 @@ class _ReferenceCsv:
 
     @property
     def columns(self) -> list[str]:
-        return [c.name for c in self.table.columns if c.name != "source_line"]
+        """The required columns."""
+        return [c.name for c in self.table.columns
+                if c.name != "source_line" and c.name not in self.optional]
 
     def sniff(self, src: SourceFile) -> bool:
         first = src.head(512).lstrip().split("\n", 1)[0]
         header = [h.strip().lower() for h in first.split(",")]
-        return sorted(header) == sorted(self.columns)
+        required = set(self.columns)
+        return (len(header) == len(set(header)) and required <= set(header)
+                and set(header) <= required | set(self.optional))
 
     def parse(self, src: SourceFile) -> Parsed:
         records = list(csv_records(src.text()))

@@ -30,17 +30,7 @@ class LlmModelsCsv(_ReferenceCsv):
     format = "reference_llm_models"
     table = REFERENCE_LLM_MODELS
     numeric = ("parameters_billions", *WHOLE)
-
-    @property
-    def columns(self) -> list[str]:
-        return [c for c in super().columns if c not in OPTIONAL]
-
-    def sniff(self, src: SourceFile) -> bool:
-        first = src.head(512).lstrip().split("\n", 1)[0]
-        header = [h.strip().lower() for h in first.split(",")]
-        required = set(self.columns)
-        return (len(header) == len(set(header)) and required <= set(header)
-                and set(header) <= required | set(OPTIONAL))
+    optional = OPTIONAL
 
     def parse(self, src: SourceFile) -> Parsed:
         records = list(csv_records(src.text()))

@@ -13,24 +13,12 @@ from parsers.base import Parsed, RowProblem, SourceFile
 from parsers.reference.inference_csv import _ReferenceCsv
 from schemas.storage import REFERENCE_CHECKPOINT_BYTES, REFERENCE_DATASETS
 
-OPTIONAL = ("source",)
-
 
 class _KeyedReferenceCsv(_ReferenceCsv):
-    """A reference CSV with one row per `key` (case-insensitive) and optional columns."""
+    """A reference CSV with one row per `key` (case-insensitive) and an optional `source`."""
 
     key: str
-
-    @property
-    def columns(self) -> list[str]:
-        return [c for c in super().columns if c not in OPTIONAL]
-
-    def sniff(self, src: SourceFile) -> bool:
-        first = src.head(512).lstrip().split("\n", 1)[0]
-        header = [h.strip().lower() for h in first.split(",")]
-        required = set(self.columns)
-        return (len(header) == len(set(header)) and required <= set(header)
-                and set(header) <= required | set(OPTIONAL))
+    optional = ("source",)
 
     def parse(self, src: SourceFile) -> Parsed:
         """The base parser's rows; a name listed twice keeps its first row, and the later
