@@ -159,9 +159,11 @@ def ordered(changes: pl.DataFrame) -> pl.DataFrame:
 # -- comparing configurations ----------------------------------------------------------------
 
 # Key columns that describe where a by-column's value sits rather than what was run: H100
-# and A100 live in different systems, so comparing GPUs matches rules across systems
-# (unless two rules of one GPU would then collide: two H100 systems stay apart).
-LOOSE = {"gpu_model": ("system",)}
+# and A100 live in different systems, and a lab often measured each with the client it had
+# (vLLM's on one, AIPerf on the other), so comparing GPUs matches rules across systems and
+# benchmark clients (unless two rules of one GPU would then collide: they stay apart). Each
+# row's `detail` says which system and client a value came from.
+LOOSE = {"gpu_model": ("system", "tool", "backend")}
 
 
 @dataclass(frozen=True)

@@ -384,6 +384,18 @@ def test_end_to_end_through_the_history_engine(tmp_path, capsys):
                                    "vs 10.1; changes against 8.6")
     assert [resnet_vm, THROUGHPUT, "3839.1", "3071.3", "-20.0", "5.0", "yes"] in rows(out)
 
+    # H100 against A100 for the sample LLM, measured by vLLM on one and AIPerf on the other:
+    # matched across the clients, within the interactive SLO 16 -> 32 concurrent requests
+    # and 814.5 -> 1,796.3 output tokens/s per GPU (samples/llm_serving.py's sweeps)
+    code, out, _ = run(capsys, "compare", "--family", "llm_serving_optimal", "--model",
+                       "meta-llama/Llama-3.1-8B-Instruct", "--by", "gpu_model",
+                       "--warehouse", str(warehouse))
+    assert code == 0
+    interactive = "meta-llama/Llama-3.1-8B-Instruct · 1 · concurrency · mlperf-interactive"
+    assert [interactive, "max_load_within_slo", "16.0", "32.0", "100.0", "5.0", "yes"] \
+        in rows(out)
+    assert "matched across tool, backend" in out
+
     # the report's sections on the same warehouse
     from reports.sections.changes import what_changed
 
