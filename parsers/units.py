@@ -28,6 +28,7 @@ GB_TO_BYTES = 1e9
 TB_TO_BYTES = 1e12
 BYTES_TO_MB = 1e-6
 BYTE_TO_BITS = 8
+GBIT_TO_BYTES = GB_TO_BYTES / BYTE_TO_BITS  # network links are quoted in Gb/s
 # A size's unit as tools print it ("80 GB", "11.92GiB"): decimal or binary prefixes
 BYTE_UNITS = {"KB": KB_TO_BYTES, "MB": MB_TO_BYTES, "GB": GB_TO_BYTES, "TB": TB_TO_BYTES,
               "KiB": KIB_TO_BYTES, "MiB": MIB_TO_BYTES, "GiB": GIB_TO_BYTES,

@@ -42,6 +42,7 @@ from store.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
 from store.publish import pending_path, writer_elsewhere
 from store.store import Store, StoreError, connect
 from transforms.freshness import stale
+from transforms.llm.planner import scenario_servers
 
 DEBUG_ENV = "SIZING_DEBUG"
 
@@ -301,11 +302,11 @@ def _print_plans(store: Store, present: set[str]) -> None:
         f"FROM {LLM_CAPACITY_PLAN.qualified} GROUP BY scenario ORDER BY scenario")
     triton = {p["scenario"]: p["gpus_recommended"] or 0 for p in plans.iter_rows(named=True)}
     for c in chats.iter_rows(named=True):
-        total = c["gpus"] + triton.get(c["scenario"], 0)
+        total, servers = scenario_servers(c["gpus"], triton.get(c["scenario"], 0),
+                                          c["per_server"])
         print(f"Chat plan '{c['scenario']}' on {c['gpu_model']} ({c['slo']}): {c['gpus']} GPUs"
-              + (f"; with the Triton models, {total} GPUs, "
-                 f"{-(-total // c['per_server'])} servers" if c["scenario"] in triton else
-                 f", {-(-total // c['per_server'])} servers")
+              + (f"; with the Triton models, {total} GPUs, {servers} servers"
+                 if c["scenario"] in triton else f", {servers} servers")
               + ("" if c["planned"] == c["demands"] else
                  f" ({c['demands'] - c['planned']} demands not planned: select reason from "
                  "sizing.llm_capacity_plan)"))

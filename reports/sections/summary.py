@@ -15,6 +15,7 @@ from reports.checks import CheckOutcome
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, details, esc, name, number, paragraph, raw_table, table
 from store.store import Store
+from transforms.llm.planner import scenario_servers
 
 SUMMARY = ("scenario", "gpu_model", "gpus_per_server", "gpu_memory_capacity_gb", "demands",
            "demands_planned", "instances", "gpu_memory_gb", "gpus_by_memory",
@@ -68,6 +69,7 @@ def _chat_plans(section: Section, store: Store, triton: dict[str, int | None]) -
         planned = rows.filter(pl.col("reason").is_null())
         gpus = int(planned["gpus"].sum() or 0)
         per_server = rows["gpus_per_server"][0]
+        total, servers = scenario_servers(gpus, triton.get(scenario) or 0, per_server)
         what = ", ".join(f"{text(r['model'])} ({number(r['chat_users'])} users)"
                          if r["chat_users"] is not None else
                          f"{text(r['model'])} ({number(r['requests_per_s'])} requests/s)"
@@ -77,10 +79,8 @@ def _chat_plans(section: Section, store: Store, triton: dict[str, int | None]) -
             f"({esc(text(rows['slo_policy'][0]))}): <b>{esc(number(gpus))} GPUs</b> for "
             f"{esc(what or 'no demand that could be planned')}"
             + (f"; with the {esc(number(triton[scenario]))} GPUs above, the scenario needs "
-               f"<b>{esc(number(gpus + (triton[scenario] or 0)))} GPUs in "
-               f"{esc(number(-(-(gpus + (triton[scenario] or 0)) // per_server)))} servers</b>"
-               if scenario in triton else
-               f" in <b>{esc(number(-(-gpus // per_server)))} servers</b>")
+               f"<b>{esc(number(total))} GPUs in {esc(number(servers))} servers</b>"
+               if scenario in triton else f" in <b>{esc(number(servers))} servers</b>")
             + f" ({esc(text(rows['gpu_model'][0]))} × {esc(text(per_server))} per server)</p>")
         for r in rows.to_dicts():
             section.add(paragraph(f"{text(r['model'])}: " + (

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from parsers.units import GBIT_TO_BYTES
 from schemas.collectives import COLLECTIVE_BANDWIDTH
 
 
@@ -43,7 +44,6 @@ GPU_LINKS = (
 )
 # '<NICs>x<Gb/s>G' anywhere in the network label: 8x400G-IB, 4 x 200G RoCE
 NETWORK_NICS = r"(\d+)\s*[xX]\s*(\d+)\s*[gG]"
-GBIT_TO_BYTES = 1e9 / 8
 
 _SQL = f"""
 WITH

@@ -29,6 +29,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from parsers.units import GB_TO_BYTES  # decimal, as gpus.csv and run.yaml write memory
 from schemas.context import REFERENCE_GPUS
 from schemas.kv_cache import KV_CACHE_CAPACITY, REFERENCE_LLM_MODELS
 from schemas.ledger import INGESTED_FILES
@@ -47,7 +48,6 @@ REFERENCE_GPUS_TRIED = (1, 2, 4, 8)
 CONTEXTS = (("2k", 2048), ("8k", 8192), ("32k", 32768))
 SWEEP_CONTEXT = "sweep mean"
 TOLERANCE = 0.25  # the knee within 25% of the KV bound counts as reaching it
-GB = 1e9  # decimal, as raw/reference/gpus.csv and run.yaml gpu_memory_gb write memory
 
 # a checkpoint's precision, as its name says it (Meta-Llama-3.1-8B-Instruct-FP8, ...-AWQ)
 _NAME_DTYPES = (("fp8", re.compile(r"fp8", re.I)),
@@ -93,7 +93,7 @@ def kv_cache_gb(gpus: int, memory_gb: float, utilization: float, weights: float,
 def max_tokens(cache_gb: float, per_token: int) -> int:
     """Whole tokens in the cache; bytes rounded first so 53.94 GB is 53,940,000,000 bytes,
     not a float a hair below it."""
-    return max(0, round(cache_gb * GB)) // per_token
+    return max(0, round(cache_gb * GB_TO_BYTES)) // per_token
 
 
 def max_sequences(tokens: int, context_tokens: float) -> int:

@@ -11,8 +11,9 @@ which, with the point it used, so a reader can follow the number back to the fil
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+
+from transforms.inference.optimal import ceil_div
 
 # A chat user reads at about 250 words (~330 tokens) a minute and pauses to write: 300
 # output tokens a minute is a busy user. The plan states when it used this default.
@@ -68,9 +69,9 @@ def plan_chat(demand: ChatDemand, gpu_model: str, gpus_per_server: int, slo_poli
         return {**row, "reason": f"one instance of the {best['tool']} sweep needs "
                                  f"{gpus_per_instance} GPUs; a server has {gpus_per_server}"}
     per_instance = best["output_tokens_per_s"]
-    instances = max(1, math.ceil(tokens_per_s / per_instance - 1e-9))
+    instances = max(1, ceil_div(tokens_per_s, per_instance))
     gpus = instances * gpus_per_instance
-    servers = math.ceil(gpus / gpus_per_server)
+    servers = ceil_div(gpus, gpus_per_server)
     explanation = (
         f"{what} = {tokens_per_s:,.0f} output tokens/s. {best['tool']} sweep of "
         f"{demand.model} on {gpus_per_instance}x {gpu_model} ({best['levels_measured']} "
@@ -90,3 +91,10 @@ def plan_chat(demand: ChatDemand, gpu_model: str, gpus_per_server: int, slo_poli
             "tpot_at_slo_ms": best["tpot_at_slo_ms"], "assumptions": "; ".join(assumptions)
             or None, "explanation": explanation, "source_files": best["source_files"],
             "reason": None}
+
+
+def scenario_servers(chat_gpus: int, other_gpus: int, gpus_per_server: int) -> tuple[int, int]:
+    """A scenario's GPUs and servers with its chat demands: chat instances take whole GPUs,
+    so the GPUs add up (an upper bound: the two could share a partly used server)."""
+    gpus = chat_gpus + other_gpus
+    return gpus, ceil_div(gpus, gpus_per_server)

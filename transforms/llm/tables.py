@@ -38,8 +38,9 @@ def build_optimal(store: Store, knee_fraction: float) -> tuple[int, int]:
     for q in store.query(f"SELECT source_file, run_index, status, ttft_ms, tpot_ms "
                          f"FROM {LLM_SERVING_REQUESTS.qualified}").iter_rows(named=True):
         requests[(q["source_file"], q["run_index"])].append(q)
+    known = policies(store)
     rows = [apply(key, sweep, slo, knee_fraction, requests)
-            for key, sweep in levels(runs).items() for slo in policies(store)]
+            for key, sweep in levels(runs).items() for slo in known]
     return replace_validated(store, LLM_SERVING_OPTIMAL,
                              to_frame(LLM_SERVING_OPTIMAL, rows))
 
