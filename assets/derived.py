@@ -15,6 +15,7 @@ from assets.metadata import described, table_metadata
 from assets.resources import Warehouse
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.spec import Table
+from store.lake_run import retrying
 from store.store import Store
 from transforms.freshness import FRESH, mark_fresh, mark_stale, status
 
@@ -44,25 +45,33 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
     core table, rows of files gone from disk are then left out (unless the warehouse
     resource keeps them). Tables none of whose inputs changed in this run keep their
     content: reported with rebuilt=false and the data version they had."""
-    with warehouse.writer() as store:
+    with warehouse.writer(serialized=True) as store:
         changed = inputs_changed(context, store, tables)
         if not changed:
             yield from _kept(context, store, tables)
             return
         reason, held_back, recorded = None, None, []
-        try:
+
+        def build_all() -> object:
             with store.transaction():
                 built = build(store)
                 if core and not warehouse.keep_missing:
                     for table in tables:
                         leave_out_missing(store, table)
+            return built
+
+        try:
+            built = retrying(build_all, ", ".join(t.key for t in tables))
             held_back = built if core and isinstance(built, int) else None
-            mark_fresh(store, [t.key for t in tables], context.run_id)
+            retrying(lambda: mark_fresh(store, [t.key for t in tables], context.run_id),
+                     "raw.derived_status")
         except Exception as exc:  # noqa: BLE001 - contained: the table keeps its content
             reason = f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS]
             context.log.error(f"{', '.join(t.key for t in tables)} kept as it was (stale): "
                               f"the rebuild failed: {reason}")
-            recorded = mark_stale(store, [t.key for t in tables], context.run_id, reason)
+            recorded = retrying(lambda: mark_stale(store, [t.key for t in tables],
+                                                   context.run_id, reason),
+                                "raw.derived_status")
         for i, table in enumerate(tables):
             metadata = table_metadata(store, table)
             metadata.update(rebuilt=dg.MetadataValue.bool(reason is None),

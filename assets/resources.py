@@ -10,6 +10,10 @@ from pydantic import PrivateAttr
 from ingest import config
 from ingest.discovery import FoundFile, discover
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Limits
+from ingest.scope import Scope
+from store import lake
+from store.lake import Lake
+from store.lake_run import LakeRun
 from store.lock import DEFAULT_WAIT_S
 from store.publish import Publication, staged
 from store.store import Store, connect
@@ -21,7 +25,8 @@ class Warehouse(dg.ConfigurableResource):
     warehouse/warehouse.duckdb, resolved when a run starts."""
 
     raw_dir: str | None = None
-    path: str | None = None
+    path: str | None = None  # a DuckDB file, or ducklake:postgres:<conninfo> (scale-out)
+    partitions: list[str] | None = None  # sub-folders of the raw root this run owns
     max_file_bytes: int | None = None
     max_parse_seconds: float | None = None
     lock_wait_s: float | None = None
@@ -29,7 +34,7 @@ class Warehouse(dg.ConfigurableResource):
     keep_missing: bool = False  # keep rows of files gone from disk in core and sizing tables
     # In a run, every step writes to one staging copy, published once when the run ends
     # (teardown): readers see the whole previous warehouse or the whole new one.
-    _run: Publication | None = PrivateAttr(default=None)
+    _run: Publication | LakeRun | None = PrivateAttr(default=None)
     _in_run: bool = PrivateAttr(default=False)
     _listing: list[FoundFile] | None = PrivateAttr(default=None)
 
@@ -41,7 +46,7 @@ class Warehouse(dg.ConfigurableResource):
         (`take_listing`), so the observation of the raw root fingerprints the very listing
         the raw step ingests, and a 100,000-file root is not listed twice."""
         root = self.raw_root()
-        found = discover(root) if root.is_dir() else []
+        found = discover(root, self.scope().partitions) if root.is_dir() else []
         if keep:
             self._listing = found
         return found
@@ -51,8 +56,16 @@ class Warehouse(dg.ConfigurableResource):
         found, self._listing = self._listing, None
         return found
 
+    def location(self) -> Path | Lake:
+        return config.warehouse_location(self.path)
+
     def file(self) -> Path:
-        return config.warehouse_path(self.path)
+        """The DuckDB file; for a lake, the default file's place, whose folder holds the
+        report (reports/paths.py)."""
+        return config.local_path(self.location())
+
+    def scope(self) -> Scope:
+        return Scope(tuple(config.partitions(self.partitions)))
 
     def limits(self) -> Limits:
         return Limits(
@@ -69,6 +82,9 @@ class Warehouse(dg.ConfigurableResource):
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         """The run is over: publish what its steps committed (a step that failed rolled
         its own writes back, so what is committed is whole)."""
+        if isinstance(self._run, LakeRun):
+            self._run.close()
+            self._run = None
         if self._run is not None:
             run, self._run = self._run, None
             outcome = run.close(publish=True)
@@ -80,19 +96,29 @@ class Warehouse(dg.ConfigurableResource):
         return config.lock_wait_s(self.lock_wait_s) or DEFAULT_WAIT_S
 
     @contextmanager
-    def writer(self) -> Iterator[Store]:
-        """In a run: the run's staging store, opened on first use. Outside one: a staged
-        copy under the writer lock, published atomically when the block succeeds."""
-        if not self._in_run:
-            with staged(self.file(), self._wait_s()) as store:
+    def writer(self, serialized: bool = False) -> Iterator[Store]:
+        """In a run: the run's store, opened on first use (a staging copy of the file, or
+        the lake). Outside one: a staged copy under the writer lock, published atomically
+        when the block succeeds. `serialized`: derived tables are rebuilt in the block, one
+        run at a time on a lake (store/lake_run.py); the file backend has one writer."""
+        where = self.location()
+        if not self._in_run and isinstance(where, Path):
+            with staged(where, self._wait_s()) as store:
                 yield store
             return
         if self._run is None:
-            run = Publication(self.file(), self._wait_s())
-            run.open()
-            self._run = run
+            self._run = LakeRun(where, self._wait_s(), self.scope().partitions) \
+                if isinstance(where, Lake) else Publication(where, self._wait_s())
+            self._run.open()
         assert self._run.store is not None
-        yield self._run.store
+        if serialized and isinstance(self._run, LakeRun):
+            with self._run.serialized():
+                yield self._run.store
+        else:
+            yield self._run.store
+        if not self._in_run:  # a lake writer outside a run (tests, tools): done
+            self._run.close()
+            self._run = None
 
     @contextmanager
     def reader(self) -> Iterator[Store]:
@@ -101,7 +127,9 @@ class Warehouse(dg.ConfigurableResource):
         if self._run is not None and self._run.store is not None:
             yield self._run.store
             return
-        con = connect(self.file(), read_only=True)
+        where = self.location()
+        con = lake.connect(where, read_only=True) if isinstance(where, Lake) else \
+            connect(where, read_only=True)
         try:
             yield Store(con)
         finally:

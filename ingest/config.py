@@ -8,12 +8,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from store import lake
+
 RAW_DIR_ENV = "SIZING_RAW_DIR"
 WAREHOUSE_ENV = "SIZING_WAREHOUSE"
 MAX_FILE_BYTES_ENV = "SIZING_MAX_FILE_BYTES"
 MAX_PARSE_SECONDS_ENV = "SIZING_MAX_PARSE_SECONDS"
 LOCK_WAIT_ENV = "SIZING_LOCK_WAIT_S"
 PARSE_WORKERS_ENV = "SIZING_PARSE_WORKERS"
+PARTITIONS_ENV = "SIZING_PARTITIONS"
 DEFAULT_RAW_DIR = "raw"
 # Not sizing.duckdb: DuckDB names a file's catalog after its stem, and a catalog called
 # `sizing` makes every `sizing.<table>` reference ambiguous with the `sizing` schema.
@@ -29,8 +32,30 @@ def raw_dir(option: str | None = None) -> Path:
     return Path(option or os.environ.get(RAW_DIR_ENV) or DEFAULT_RAW_DIR).resolve()
 
 
+def warehouse_location(option: str | None = None) -> Path | lake.Lake:
+    """The DuckDB file, or a DuckLake warehouse (`ducklake:postgres:<conninfo>` with
+    SIZING_DATA_PATH: docs/scale-out.md)."""
+    value = option or os.environ.get(WAREHOUSE_ENV) or DEFAULT_WAREHOUSE
+    if lake.is_lake(value):
+        try:
+            return lake.parse(value)
+        except lake.LakeError as exc:
+            raise ConfigError(str(exc)) from None
+    return warehouse_path(value)
+
+
+def local_path(where: Path | lake.Lake) -> Path:
+    """Where local outputs of a warehouse go beside it: the file itself, or for a lake the
+    default file's place (its folder gets the report and exports)."""
+    return where if isinstance(where, Path) else Path(DEFAULT_WAREHOUSE).resolve()
+
+
 def warehouse_path(option: str | None = None) -> Path:
-    path = Path(option or os.environ.get(WAREHOUSE_ENV) or DEFAULT_WAREHOUSE).resolve()
+    value = option or os.environ.get(WAREHOUSE_ENV) or DEFAULT_WAREHOUSE
+    if lake.is_lake(value):
+        raise ConfigError(f"{WAREHOUSE_ENV} names a DuckLake warehouse; this needs a DuckDB "
+                          "file (--warehouse PATH)")
+    path = Path(value).resolve()
     if path.stem in RESERVED_STEMS:
         raise ConfigError(
             f"warehouse file {path.name!r}: DuckDB would name its catalog {path.stem!r}, "
@@ -53,6 +78,21 @@ def max_parse_seconds(option: float | None = None) -> float | None:
 def lock_wait_s(option: float | None = None) -> float | None:
     value = option or os.environ.get(LOCK_WAIT_ENV)
     return float(value) if value else None
+
+
+def partitions(option: list[str] | None = None) -> list[str]:
+    """Sub-folders of the raw root a run owns (empty: the whole root), as POSIX paths
+    relative to the root."""
+    values = option if option is not None else [
+        p for p in os.environ.get(PARTITIONS_ENV, "").split(",") if p.strip()]
+    cleaned = []
+    for value in values:
+        part = value.strip().strip("/")
+        if not part or part.startswith(".") or ".." in part.split("/") or "\\" in part:
+            raise ConfigError(f"partition {value!r}: name a sub-folder of the raw root, "
+                              "e.g. inference or storage/fio")
+        cleaned.append(part)
+    return sorted(set(cleaned))
 
 
 def parse_workers(option: int | None = None) -> int | None:

@@ -40,11 +40,40 @@ def printable(name: str) -> str:
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def discover(raw_root: Path) -> list[FoundFile]:
-    """Every entry, depth first: a folder's entries in name order, then its subfolders."""
+def discover(raw_root: Path, partitions: tuple[str, ...] = ()) -> list[FoundFile]:
+    """Every entry, depth first: a folder's entries in name order, then its subfolders.
+    `partitions`: only the entries under these sub-folders (paths still relative to the
+    root)."""
     root = raw_root.resolve()
     found: list[FoundFile] = []
-    _scan(root, "", root, found, hidden_in=None)
+    if not partitions:
+        _scan(root, "", root, found, hidden_in=None)
+    for partition in partitions:
+        _scan(root / partition, partition + "/", root, found, hidden_in=None)
+    return found
+
+
+def files_above(raw_root: Path, partitions: tuple[str, ...]) -> list[FoundFile]:
+    """The regular files directly in the folders above each partition (the root and each
+    folder on the way), whose run.yaml applies to the partition's files."""
+    root = raw_root.resolve()
+    folders = {""}
+    for partition in partitions:
+        parts = partition.split("/")
+        folders.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    found: list[FoundFile] = []
+    for folder in sorted(folders):
+        try:
+            with os.scandir(root / folder if folder else root) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            continue  # the run over that folder records why it cannot be listed
+        for entry in entries:
+            if entry.is_file(follow_symlinks=False):
+                stat_result = entry.stat(follow_symlinks=False)
+                relpath = f"{folder}/{entry.name}" if folder else entry.name
+                found.append(FoundFile(printable(relpath), Path(entry.path),
+                                       stat_result.st_size, stat_result.st_mtime_ns))
     return found
 
 

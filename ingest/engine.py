@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ingest import ledger, path_conventions
-from ingest.discovery import FoundFile, discover
+from ingest.discovery import FoundFile, discover, files_above
 from ingest.duplicates import settle_duplicates
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, validate_in_bulk
 from ingest.ledger import PATH_CONVENTIONS_FORMAT, RUN_CONTEXT_FORMAT, IngestReport
@@ -26,6 +26,7 @@ from ingest.run_context import (
     PATH_CONVENTIONS_FILE,
     ContextResolver,
 )
+from ingest.scope import WHOLE_ROOT, Scope
 from ingest.sidecars import is_sidecar, sidecar_contexts
 from ingest.workers import (
     CRASH_AT_ENV,
@@ -68,27 +69,31 @@ CHUNK_FILES = 1000  # files parsed, validated and written together
 def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
            progress: Progress | None = None,
            on_rows_changed: Callable[[], None] | None = None,
-           code_fingerprint: str = "", found: list[FoundFile] | None = None
-           ) -> IngestReport:
+           code_fingerprint: str = "", found: list[FoundFile] | None = None,
+           scope: Scope = WHOLE_ROOT) -> IngestReport:
     """Bring the raw tables up to date with the raw root. `code_fingerprint` names the
     code that derives tables (the assets' code versions): when it differs from the last
     run's, derived tables are rebuilt though no file changed. `on_rows_changed` is called
     once, as soon as the run knows derived tables will be rebuilt from rows: a file's rows
     changed, or the code did (or an earlier rebuild did not finish) while rows exist.
-    `found`: the raw root's listing when the caller has it (else it is listed here)."""
+    `found`: the raw root's listing when the caller has it (else it is listed here).
+    `scope`: the partitions this run owns (ingest/scope.py); the rest of the ledger is left
+    as it is."""
     started = ledger.now()
     rows_changed = _Once(on_rows_changed)
     tables = data_tables()
     recreated = store.ensure([*tables, INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT,
                               DERIVED_STATUS, LABEL_CONFLICTS])
-    previous = store.ledger()
-    kept = ledger.kept_ledger(store)
+    previous = {p: e for p, e in store.ledger().items() if scope.owns(p)}
+    kept = {p: r for p, r in ledger.kept_ledger(store).items() if scope.owns(p)}
     stale_formats = {fmt for fmt, p in BY_FORMAT.items()
                      if any(t.key in recreated for t in p.tables)}
-    found = discover(raw_root) if found is None else found
+    found = discover(raw_root, scope.partitions) if found is None else found
     faults.checkpoint("after-discovery")
-    context_files = _read_all([f for f in found if f.readable and (
-        f.path.name in CONTEXT_FILE_NAMES or f.relpath == PATH_CONVENTIONS_FILE)], limits)
+    context_files = _read_all([f for f in [*found, *_context_outside(raw_root, scope)]
+                               if f.readable and (f.path.name in CONTEXT_FILE_NAMES
+                                                  or f.relpath == PATH_CONVENTIONS_FILE)],
+                              limits)
     sidecars = _read_all([f for f in found if f.readable and is_sidecar(f.relpath)], limits)
     conventions, conventions_error = _conventions(context_files.get(PATH_CONVENTIONS_FILE))
     contexts = ContextResolver({p: d for p, d in context_files.items()
@@ -158,7 +163,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         report.data_changed = forced or bool(changed)
         report.tables_changed = sorted(
             {t.key for t in [*tables, FILE_CONTEXT]} if forced else _tables_changed(changed))
-        ledger.write_bookkeeping(store, report, kept, contexts)
+        ledger.write_bookkeeping(store, report, kept, contexts, scope)
         faults.checkpoint("before-commit")
     return report
 
@@ -181,6 +186,19 @@ def _conventions(data: bytes | str | None
         return path_conventions.load(data), None
     except path_conventions.ConventionError as exc:
         return None, str(exc)
+
+
+def _context_outside(raw_root: Path, scope: Scope) -> list[FoundFile]:
+    """Context files a partition's files take from outside it: read, never recorded."""
+    if not scope.partitions:
+        return []
+    outside = [f for f in files_above(raw_root, scope.partitions) if not scope.owns(f.relpath)]
+    conventions = raw_root / PATH_CONVENTIONS_FILE
+    if not scope.owns(PATH_CONVENTIONS_FILE) and conventions.is_file():
+        st = conventions.stat()
+        outside.append(FoundFile(PATH_CONVENTIONS_FILE, conventions, st.st_size,
+                                 st.st_mtime_ns))
+    return outside
 
 
 def _read_all(found: list[FoundFile], limits: Limits) -> dict[str, bytes | str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ingest.scope import WHOLE_ROOT, Scope
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import LABEL_CONFLICTS
 from store.store import Store
@@ -40,8 +41,11 @@ FILE_LABELS = (
 )
 
 
-def record_file_label_conflicts(store: Store, run_id: str) -> None:
-    """After raw.file_context is rebuilt: one context conflict per disagreeing row."""
+def record_file_label_conflicts(store: Store, run_id: str,
+                                scope: Scope = WHOLE_ROOT) -> None:
+    """After raw.file_context is rebuilt: one context conflict per disagreeing row of the
+    files the run owns."""
+    owned, params = scope.where("r.source_file")
     for label in FILE_LABELS:
         store.con.execute(f"""
             INSERT INTO {LABEL_CONFLICTS.qualified} BY NAME
@@ -50,9 +54,10 @@ def record_file_label_conflicts(store: Store, run_id: str) -> None:
                    'file:{label.column}' AS source,
                    CAST({label.context} AS VARCHAR) AS overridden_value,
                    {label.source} AS overridden_source,
-                   {label.location} AS location, 'context' AS origin, $1 AS run_id
+                   {label.location} AS location, 'context' AS origin, ? AS run_id
             FROM {label.table} r JOIN {FILE_CONTEXT.qualified} fc USING (source_file)
             WHERE {label.rows} AND r.{label.column} IS NOT NULL
               AND {label.context} IS NOT NULL
               AND lower(trim(CAST(r.{label.column} AS VARCHAR)))
-                  <> lower(trim(CAST({label.context} AS VARCHAR)))""", [run_id])
+                  <> lower(trim(CAST({label.context} AS VARCHAR)))
+              AND {owned}""", [run_id, *params])

@@ -14,6 +14,7 @@ import polars as pl
 from ingest.examine import FileOutcome
 from ingest.file_labels import record_file_label_conflicts
 from ingest.run_context import ContextResolver
+from ingest.scope import WHOLE_ROOT, Scope
 from parsers.base import LabelConflict
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import (
@@ -151,19 +152,24 @@ def write_rows(store: Store, outcomes: list[FileOutcome], tables: list[Table],
 
 
 def write_bookkeeping(store: Store, report: IngestReport, kept: dict[str, dict],
-                       contexts: ContextResolver) -> None:
+                      contexts: ContextResolver, scope: Scope = WHOLE_ROOT) -> None:
+    """The run's ledger, context and conflicts replace those of the files it owns."""
     report.finished_at = now()
     store.insert(QUARANTINE, _quarantine_rows(report))
-    store.replace_all(INGESTED_FILES, _ledger_rows(report, kept))
-    store.replace_all(FILE_CONTEXT, _context_rows(report, contexts))
-    _write_conflicts(store, report, contexts)
+    store.replace_all(INGESTED_FILES, _ledger_rows(report, kept), scope.where("path"))
+    store.replace_all(FILE_CONTEXT, _context_rows(report, contexts),
+                      scope.where("source_file"))
+    _write_conflicts(store, report, contexts, scope)
     store.insert(INGESTION_RUNS, _run_row(report))
 
 
-def _write_conflicts(store: Store, report: IngestReport, contexts: ContextResolver) -> None:
+def _write_conflicts(store: Store, report: IngestReport, contexts: ContextResolver,
+                     scope: Scope) -> None:
     """A parser's conflicts stay with its file's rows (replaced when it is parsed again);
     context conflicts are recomputed for every file, as raw.file_context is."""
-    store.con.execute(f"DELETE FROM {LABEL_CONFLICTS.qualified} WHERE origin = 'context'")
+    owned, params = scope.where("source_file")
+    store.con.execute(f"DELETE FROM {LABEL_CONFLICTS.qualified} WHERE origin = 'context' "
+                      f"AND {owned}", params)
     rows = []
     for o in report.outcomes:
         if o.status == "loaded":
@@ -174,7 +180,7 @@ def _write_conflicts(store: Store, report: IngestReport, contexts: ContextResolv
     if rows:
         store.insert(LABEL_CONFLICTS, LABEL_CONFLICTS.conform(
             pl.DataFrame(rows, schema=LABEL_CONFLICTS.polars_schema)))
-    record_file_label_conflicts(store, report.run_id)
+    record_file_label_conflicts(store, report.run_id, scope)
 
 
 def _conflict_row(conflict: LabelConflict, relpath: str, origin: str, run_id: str) -> dict:

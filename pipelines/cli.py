@@ -20,6 +20,7 @@ import os
 import sys
 import time
 import traceback
+from contextlib import ExitStack
 from pathlib import Path
 
 import polars as pl
@@ -38,6 +39,8 @@ from reports.query import WarehouseUnavailable
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.llm import LLM_CAPACITY_PLAN
 from schemas.sizing import CAPACITY_PLAN_SUMMARY
+from store import lake
+from store.lake import LAKE_PREFIX, Lake
 from store.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
 from store.publish import pending_path, writer_elsewhere
 from store.store import Store, StoreError, connect
@@ -107,8 +110,14 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--raw", type=path_arg,
                         help=f"raw root (default ${config.RAW_DIR_ENV} or raw/)")
     ingest.add_argument("--warehouse", type=path_arg,
-                        help=f"DuckDB file (default ${config.WAREHOUSE_ENV} or "
-                             f"{config.DEFAULT_WAREHOUSE})")
+                        help=f"DuckDB file, or ducklake:postgres:<conninfo> with "
+                             f"${lake.DATA_PATH_ENV} (default ${config.WAREHOUSE_ENV} or "
+                             f"{config.DEFAULT_WAREHOUSE}; docs/scale-out.md)")
+    ingest.add_argument("--partition", action="append", metavar="SUBFOLDER",
+                        help="ingest only this sub-folder of the raw root (repeatable; or "
+                             f"${config.PARTITIONS_ENV}=a,b): runs over other partitions "
+                             "may write a DuckLake warehouse at the same time, and files "
+                             "outside are neither read nor marked missing")
     missing = ingest.add_mutually_exclusive_group()
     missing.add_argument("--purge-missing", action="store_true",
                          help="drop the rows of files no longer under the raw root (they are "
@@ -148,13 +157,20 @@ def _warehouse_to_write(warehouse: Path) -> None:
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    raw_root, warehouse = config.raw_dir(args.raw), config.warehouse_path(args.warehouse)
+    raw_root = config.raw_dir(args.raw)
+    warehouse = config.warehouse_location(args.warehouse)
     if not raw_root.is_dir():
         raise UsageError(f"raw root {raw_root} is not a folder")
     if not os.access(raw_root, os.R_OK | os.X_OK):
         raise UsageError(f"raw root {raw_root} cannot be read (permissions)")
+    partitions = config.partitions(args.partition)
+    for partition in partitions:
+        if not (raw_root / partition).is_dir() or (raw_root / partition).is_symlink():
+            raise UsageError(f"partition {partition}: {raw_root / partition} is not a folder "
+                             "of the raw root")
     limits_from_environment()
-    _warehouse_to_write(warehouse)
+    if isinstance(warehouse, Path):
+        _warehouse_to_write(warehouse)
     from pipelines.definitions import defs  # Dagster is only loaded for commands needing it
 
     # A run allocates an object or more per file: with Python's default thresholds, full
@@ -163,30 +179,58 @@ def _ingest(args: argparse.Namespace) -> int:
     gc.set_threshold(50_000, 20, 20)
 
     started = time.perf_counter()
-    # the whole run holds the writer lock: a concurrent ingestion waits, then says who
     wait_s = config.lock_wait_s()  # 0 means do not wait, not the default
-    with writer_lock(warehouse, DEFAULT_WAIT_S if wait_s is None else wait_s):
-        result = _run_job(defs, raw_root, warehouse, args.purge_missing, args.keep_missing)
+    with ExitStack() as held:
+        # the whole run holds the writer lock of a file: a concurrent ingestion waits, then
+        # says who; a lake's run holds its partitions' locks instead (store/lake_run.py)
+        if isinstance(warehouse, Path):
+            held.enter_context(writer_lock(warehouse,
+                                           DEFAULT_WAIT_S if wait_s is None else wait_s))
+        result = _run_job(defs, raw_root, _location_text(warehouse), args.purge_missing,
+                          args.keep_missing, partitions)
     elapsed = time.perf_counter() - started
     for event in result.all_events:
         if event.is_failure and event.event_specific_data is not None:
             print(f"sizing: {event.message}", file=sys.stderr)
-    written, beside = _where_recorded(warehouse, result.run_id)
+    written: Path | Lake | None
+    beside: str | None = None
+    if isinstance(warehouse, Lake):
+        written = warehouse if _lake_has_run(warehouse, result.run_id) else None
+    else:
+        written, beside = _where_recorded(warehouse, result.run_id)
     if written is None:
         print("sizing: nothing was recorded: the run's raw step did not complete (see the "
               "errors above); the warehouse is as it was", file=sys.stderr)
         return 1
-    con = connect(written, read_only=True)
+    store = Store(lake.connect(written, read_only=True) if isinstance(written, Lake)
+                  else connect(written, read_only=True))
     try:
-        _print_summary(Store(con), result.run_id, raw_root, written, elapsed)
+        _print_summary(store, result.run_id, raw_root, written, elapsed)
     finally:
-        con.close()
+        store.con.close()
     if beside:
         print(f"NOT PUBLISHED over {warehouse}: it is open for writing in another session "
               f"({beside}). Replacing it would cut that session off and lose its work. "
               f"This run's warehouse is {written}; close that session (or reopen it "
               "read-only) and run `sizing ingest` again to publish.")
     return 0
+
+
+def _location_text(where: Path | Lake) -> str:
+    """The warehouse as the resource's config takes it (a lake's catalog unredacted)."""
+    return str(where) if isinstance(where, Path) else LAKE_PREFIX + where.catalog
+
+
+def _lake_has_run(where: Lake, run_id: str) -> bool:
+    con = lake.connect(where, read_only=True)
+    try:
+        found = con.execute(f"SELECT count(*) FROM {INGESTION_RUNS.qualified} "
+                            "WHERE run_id = ?", [run_id]).fetchone()
+    except StoreError:
+        return False
+    finally:
+        con.close()
+    return bool(found and found[0])
 
 
 def _where_recorded(warehouse: Path, run_id: str) -> tuple[Path | None, str | None]:
@@ -212,13 +256,14 @@ def _where_recorded(warehouse: Path, run_id: str) -> tuple[Path | None, str | No
     return None, None
 
 
-def _run_job(defs, raw_root: Path, warehouse: Path, purge_missing: bool,
-             keep_missing: bool = False):
+def _run_job(defs, raw_root: Path, warehouse: str, purge_missing: bool,
+             keep_missing: bool = False, partitions: list[str] | None = None):
     return defs.resolve_job_def("ingest").execute_in_process(
         run_config={
             "resources": {"warehouse": {"config": {
-                "raw_dir": str(raw_root), "path": str(warehouse),
-                "purge_missing": purge_missing, "keep_missing": keep_missing}}},
+                "raw_dir": str(raw_root), "path": warehouse,
+                "purge_missing": purge_missing, "keep_missing": keep_missing,
+                "partitions": partitions or []}}},
             "loggers": {"console": {"config": {"log_level": "WARNING"}}},
         },
         instance=_instance(),
@@ -237,7 +282,7 @@ def _instance():
     return dg.DagsterInstance.ephemeral()
 
 
-def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path,
+def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path | Lake,
                    elapsed_s: float) -> None:
     ledger = store.query(f"SELECT * FROM {INGESTED_FILES.qualified}")
     by_format = (
@@ -280,7 +325,7 @@ def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path,
         print(f"  {row['table_name']}: {row['rows']} rows")
     _print_plans(store, set(tables["table_name"].to_list()))
     print(f"Warehouse: {warehouse}")
-    print(f"Report: {report_path(warehouse)}")
+    print(f"Report: {report_path(config.local_path(warehouse))}")
 
 
 def _print_plans(store: Store, present: set[str]) -> None:

@@ -9,6 +9,7 @@ query is exit 1.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import sys
 from pathlib import Path
@@ -18,12 +19,14 @@ from pipelines.console import UsageError, one_line, path_arg
 from reports import paths
 from reports.checks import CheckOutcome
 from reports.query import FORMATS, QueryError, WarehouseUnavailable, connect_read_only
+from store.lake import AsOf
 from store.store import StoreError
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """Add the analyst subcommands to the `sizing` parser (`common`: the global options)."""
-    warehouse_help = (f"DuckDB file to read (default ${config.WAREHOUSE_ENV} or "
+    warehouse_help = ("DuckDB file or ducklake:postgres:<conninfo> to read (default "
+                      f"${config.WAREHOUSE_ENV} or "
                       f"{config.DEFAULT_WAREHOUSE})")
 
     report = sub.add_parser("report", help="write the HTML sizing report from the warehouse",
@@ -43,6 +46,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     query.add_argument("sql", help="one SQL statement (the last one's result is printed)")
     query.add_argument("--format", choices=FORMATS, default="table")
     query.add_argument("--warehouse", type=path_arg, help=warehouse_help)
+    query.add_argument("--as-of", metavar="SNAPSHOT|TIME", type=as_of_arg,
+                       help="read a DuckLake warehouse as it was: a snapshot id (sizing query "
+                            "\"FROM ducklake_snapshots('warehouse')\" lists them) or a time, "
+                            "e.g. 2026-10-01 or '2026-10-01 12:00'")
     query.set_defaults(handler=_query)
 
     export = sub.add_parser("export", help="write the core and sizing tables as Parquet, one "
@@ -66,11 +73,25 @@ def _writable(out: Path, folder: bool) -> None:
         raise UsageError(f"--out {out}: {target} is not writable (permissions)")
 
 
+def as_of_arg(text: str) -> AsOf:
+    """A snapshot id (digits) or a date or time DuckDB can read."""
+    text = text.strip()
+    if text.isdigit():
+        return AsOf(version=int(text))
+    try:
+        dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a snapshot id nor a date "
+                                         "or time (2026-10-01, '2026-10-01 12:00')") from None
+    return AsOf(time=text)
+
+
 def _report(args: argparse.Namespace) -> int:
     from reports.report import write_report
 
-    warehouse = config.warehouse_path(args.warehouse)
-    out = (Path(args.out) if args.out else paths.report_path(warehouse)).resolve()
+    warehouse = config.warehouse_location(args.warehouse)
+    out = (Path(args.out) if args.out
+           else paths.report_path(config.local_path(warehouse))).resolve()
     _writable(out, folder=False)
     store = connect_read_only(warehouse)  # WarehouseUnavailable: one line, exit 2
     checks = _latest_checks()
@@ -107,7 +128,7 @@ def _query(args: argparse.Namespace) -> int:
     if not args.sql.strip():
         raise UsageError("an empty SQL statement")
     try:
-        result = run(config.warehouse_path(args.warehouse), args.sql)
+        result = run(config.warehouse_location(args.warehouse), args.sql, args.as_of)
     except WarehouseUnavailable:
         raise  # a usage error: exit 2
     except QueryError as exc:  # DuckDB refused the statement: exit 1, as always
@@ -121,8 +142,8 @@ def _query(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from reports.export import export
 
-    warehouse = config.warehouse_path(args.warehouse)
-    out = (Path(args.out) if args.out else paths.export_dir(warehouse)).resolve()
+    warehouse = config.warehouse_location(args.warehouse)
+    out = (Path(args.out) if args.out else paths.export_dir(config.local_path(warehouse))).resolve()
     _writable(out, folder=True)
     store = connect_read_only(warehouse)  # WarehouseUnavailable: one line, exit 2
     try:

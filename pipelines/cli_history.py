@@ -61,7 +61,8 @@ MARGIN_NOTE = (f"margin: max({FLOOR_PCT:g} %, {Z:g} x sqrt(CV1^2/n1 + CV2^2/n2))
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    warehouse_help = (f"DuckDB file to read (default ${config.WAREHOUSE_ENV} or "
+    warehouse_help = ("DuckDB file or ducklake:postgres:<conninfo> to read (default "
+                      f"${config.WAREHOUSE_ENV} or "
                       f"{config.DEFAULT_WAREHOUSE})")
     diff = sub.add_parser("diff", help="what changed in the sizing rules: in the latest run, "
                                        "or since a run or date; writes nothing",
@@ -94,7 +95,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def _read(args: argparse.Namespace, work) -> int:
     """`work(store)` on the warehouse opened read-only; a file that is not (yet) a
     warehouse is a one-line error."""
-    warehouse = config.warehouse_path(args.warehouse)
+    warehouse = config.warehouse_location(args.warehouse)
     store = connect_read_only(warehouse)
     try:
         return work(store)

@@ -93,7 +93,7 @@ CHAT_LABELS = {"chat_users": "Users", "requests_per_s": "Requests/s",
 
 def plan_command(args: argparse.Namespace) -> int:
     scenario, chats = scenario_of(args)  # the options alone, before the warehouse is opened
-    warehouse = config.warehouse_path(args.warehouse)
+    warehouse = config.warehouse_location(args.warehouse)
     store = connect_read_only(warehouse)
     try:
         try:

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import polars as pl
 
-from store.store import Store, StoreError, connect_sandboxed
+from store import lake
+from store.lake import AsOf, Lake
+from store.store import READ_STATEMENTS, Store, StoreError, connect_sandboxed
 
 FORMATS = ("table", "csv", "json", "markdown")
 SIGNIFICANT_DIGITS = 15
@@ -33,9 +35,20 @@ class WarehouseUnavailable(QueryError):
     """The warehouse cannot be opened: absent, not a file, not DuckDB, or held by a writer."""
 
 
-def connect_read_only(path: Path) -> Store:
+def connect_read_only(where: Path | Lake, as_of: AsOf | None = None) -> Store:
     """The warehouse for a user's SQL (sandboxed: see store.connect_sandboxed), or
-    WarehouseUnavailable saying in one line why not."""
+    WarehouseUnavailable saying in one line why not. `as_of`: a past snapshot of a lake."""
+    if isinstance(where, Lake):
+        try:
+            return Store(lake.connect(where, read_only=True, as_of=as_of, sandboxed=True),
+                         READ_STATEMENTS)
+        except StoreError as exc:
+            raise WarehouseUnavailable(f"cannot read the DuckLake warehouse {where}: "
+                                       f"{_first_line(exc)}") from None
+    if as_of is not None:
+        raise WarehouseUnavailable(f"--as-of reads a past snapshot of a DuckLake warehouse; "
+                                   f"the DuckDB file {where} keeps only its last state")
+    path = where
     if not path.exists():
         raise WarehouseUnavailable(f"no warehouse at {path}: run `sizing ingest` (or "
                                    "`make run`) first")
@@ -44,7 +57,7 @@ def connect_read_only(path: Path) -> Store:
     try:
         return Store(connect_sandboxed(path))
     except StoreError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        first = _first_line(exc)
         if "lock" in first.lower():
             raise WarehouseUnavailable(
                 f"warehouse {path} is open for writing in another process ({first}); close "
@@ -52,11 +65,15 @@ def connect_read_only(path: Path) -> Store:
         raise WarehouseUnavailable(f"cannot read warehouse {path}: {first}") from None
 
 
-def run(path: Path, sql: str) -> pl.DataFrame | None:
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def run(path: Path | Lake, sql: str, as_of: AsOf | None = None) -> pl.DataFrame | None:
     """The result of `sql` (the last statement's when there are several); None when the
     statement returns nothing. WarehouseUnavailable when the warehouse cannot be opened,
     QueryError when DuckDB refuses the statement."""
-    store = connect_read_only(path)
+    store = connect_read_only(path, as_of)
     try:
         return store.statement(sql)
     except StoreError as exc:

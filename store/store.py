@@ -8,7 +8,7 @@ input file is ever pasted into SQL text.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,15 +67,27 @@ def read_only(path: Path, sandboxed: bool = False) -> Iterator[Store]:
         con.close()
 
 
+# What a user's SQL may do on a lake: its sandbox must let DuckDB read the data path, and
+# that also lets COPY, EXPORT or ATTACH write there, over the lake's own Parquet files.
+READ_STATEMENTS = frozenset({"SELECT", "EXPLAIN", "CALL"})
+
+
 class Store:
-    def __init__(self, con: duckdb.DuckDBPyConnection):
+    def __init__(self, con: duckdb.DuckDBPyConnection,
+                 allowed_statements: frozenset[str] | None = None):
         self.con = con
+        self.allowed_statements = allowed_statements  # None: any (the run's own SQL)
         self._depth = 0  # open transaction blocks: an inner block joins the outer one
         self._columns: dict[str, list[str]] = {}  # table -> its columns, as created
 
     def ensure(self, tables: Iterable[Table]) -> set[str]:
         """Create missing schemas and tables; a table whose columns changed is recreated.
-        Returns the keys of recreated tables, whose inputs must be parsed again."""
+        Returns the keys of recreated tables, whose inputs must be parsed again. One
+        transaction: on a lake, each statement alone would commit a snapshot of its own."""
+        with self.transaction():
+            return self._ensure(tables)
+
+    def _ensure(self, tables: Iterable[Table]) -> set[str]:
         self._columns.clear()
         for schema in SCHEMAS:
             self.con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
@@ -143,7 +155,12 @@ class Store:
             self.con.execute("ROLLBACK")
             raise
         self._depth = 0
-        self.con.execute("COMMIT")
+        try:
+            self.con.execute("COMMIT")
+        except BaseException:  # a lake refused it (another writer first): nothing applied
+            with suppress(Exception):
+                self.con.execute("ROLLBACK")
+            raise
 
     # Frames reach DuckDB as relations (from_arrow, insert_into), not through con.register:
     # in a transaction, every registered view stays in the catalog, holding its Arrow
@@ -181,13 +198,22 @@ class Store:
                 "ORDER BY column_index", [table.schema, table.name]).fetchall()]
         return self._columns[table.key]
 
-    def replace_all(self, table: Table, rows: pl.DataFrame) -> None:
-        self.con.execute(f"DELETE FROM {table.qualified}")
+    def replace_all(self, table: Table, rows: pl.DataFrame,
+                    where: tuple[str, list] = ("TRUE", [])) -> None:
+        """Replace every row (or those matching `where`: SQL and its bound parameters)."""
+        condition, params = where
+        self.con.execute(f"DELETE FROM {table.qualified} WHERE {condition}", params)
         self.insert(table, rows)
 
     def statement(self, sql: str) -> pl.DataFrame | None:
         """The result of user SQL (the last statement's when there are several), None when
         it returns nothing."""
+        if self.allowed_statements is not None:
+            for parsed in self.con.extract_statements(sql):
+                if parsed.type.name not in self.allowed_statements:
+                    raise duckdb.PermissionException(
+                        f"{parsed.type.name} is refused here: a query of this warehouse may "
+                        f"only read ({', '.join(sorted(self.allowed_statements))})")
         relation = self.con.sql(sql)
         if relation is None:
             return None

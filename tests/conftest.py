@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -55,3 +56,30 @@ def query(warehouse: Path, sql: str, params: list | None = None) -> list[tuple]:
         return con.execute(sql, params or []).fetchall()
     finally:
         con.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """One throwaway PostgreSQL server for the session (Unix socket only, trust auth);
+    skips, saying where it looked, without the server binaries."""
+    # imported here: psycopg2 loads only in sessions that need a server
+    from tests.postgres_cluster import PostgresCluster, find_binaries, missing_reason
+
+    bindir = find_binaries()
+    if bindir is None:
+        pytest.skip(missing_reason())
+    cluster = PostgresCluster(bindir).start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+_databases = itertools.count()
+
+
+@pytest.fixture
+def postgres_db(postgres_cluster) -> str:
+    """A fresh, empty database for this test; its libpq conninfo. Left in place: the whole
+    cluster goes at the end of the session."""
+    return postgres_cluster.create_database(f"test_{os.getpid()}_{next(_databases)}")

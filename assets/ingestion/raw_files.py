@@ -19,6 +19,7 @@ from ingest.engine import ingest
 from parsers.registry import data_tables
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, LABEL_CONFLICTS, QUARANTINE
+from store.lake_run import retrying
 from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 RAW_TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT, LABEL_CONFLICTS,
@@ -78,10 +79,13 @@ class Progress:
 )
 def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
     with warehouse.writer() as store:
+        listing = warehouse.take_listing()
         # the rebuild's checks will need GX: the worker loads it while the run goes on
-        report = ingest(store, warehouse.raw_root(), context.run_id, warehouse.limits(),
-                        progress=Progress(context.log), on_rows_changed=GX_WORKER.start,
-                        code_fingerprint=derived_fingerprint(), found=warehouse.take_listing())
+        report = retrying(lambda: ingest(
+            store, warehouse.raw_root(), context.run_id, warehouse.limits(),
+            progress=Progress(context.log), on_rows_changed=GX_WORKER.start,
+            code_fingerprint=derived_fingerprint(), found=listing, scope=warehouse.scope()),
+            "the raw step")
         counts = report.counts()
         context.log.info(
             f"{len(report.outcomes)} files: " + ", ".join(f"{n} {s}" for s, n in counts.items())

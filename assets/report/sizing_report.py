@@ -27,6 +27,7 @@ from schemas.sizing import TABLES as INFERENCE_SIZING
 from schemas.storage import SIZING_TABLES as STORAGE_SIZING
 from schemas.storage import STORAGE_MEASUREMENTS
 from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
+from store.lake_run import retrying
 from transforms.freshness import mark_fresh, mark_stale, stale
 
 REPORT_TABLE = "reports.sizing_report"  # its name in raw.derived_status
@@ -53,27 +54,31 @@ _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUR
               "asset-check results."))
 def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
     out = report_path(warehouse.file())
-    with warehouse.writer() as store:  # the report is the last derived asset of a run
+    # the report is the last derived asset of a run
+    with warehouse.writer(serialized=True) as store:
         try:
             checks = check_descriptions(context.job_def.asset_layer.asset_graph)
             outcomes = check_outcomes(context.instance, {  # not its own: evaluated after
                 k: v for k, v in checks.items() if k.asset_key != REPORT_KEY}, context.run_id)
             from reports.report import write_report  # Altair: loaded by the runs that draw
 
-            written = write_report(store, out, outcomes, source=str(warehouse.file()))
+            written = write_report(store, out, outcomes, source=str(warehouse.location()))
         except Exception as exc:  # noqa: BLE001 - contained: the last report stays
             reason = f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS]
             context.log.error(f"the report was not rewritten (the last one stays): {reason}")
-            since = mark_stale(store, [REPORT_TABLE], context.run_id, reason)[0]
+            since = retrying(lambda: mark_stale(store, [REPORT_TABLE], context.run_id,
+                                                reason), "raw.derived_status")[0]
             yield dg.MaterializeResult(metadata={
                 "path": dg.MetadataValue.path(str(out)), "stale": True,
                 "stale_since_run": since["stale_since_run_id"], "reason": reason})
             yield dg.AssetCheckResult(check_name=CHECK_FRESH, passed=False, metadata={
                 "stale_since_run": since["stale_since_run_id"], "reason": reason})
             return
-        mark_fresh(store, [REPORT_TABLE], context.run_id)
+        retrying(lambda: mark_fresh(store, [REPORT_TABLE], context.run_id),
+                 "raw.derived_status")
         if stale(store).is_empty():
-            mark_derived_complete(store, context.run_id)
+            retrying(lambda: mark_derived_complete(store, context.run_id),
+                     "raw.ingestion_runs")
     if written.missing:
         context.log.info("report sections without data yet: " + "; ".join(written.missing))
     yield dg.AssetCheckResult(check_name=CHECK_FRESH, passed=True)

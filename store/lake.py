@@ -1,0 +1,139 @@
+"""The scale-out warehouse: DuckLake, its catalog in PostgreSQL, its tables as Parquet files
+under a data path (docs/scale-out.md).
+
+Chosen by `SIZING_WAREHOUSE=ducklake:postgres:<libpq conninfo>` with `SIZING_DATA_PATH`. A
+connection is an in-memory DuckDB with the lake attached as its default catalog, so the
+same `raw.` / `core.` / `sizing.` names and the same `Store` work on both backends.
+
+The two extensions load from their PyPI wheels (duckdb-extension-ducklake and
+duckdb-extension-postgres-scanner, pinned with DuckDB in pyproject.toml), never from the
+network: autoinstall and autoload are off.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+LAKE_PREFIX = "ducklake:"
+DATA_PATH_ENV = "SIZING_DATA_PATH"
+ALIAS = "warehouse"  # the attached catalog: not raw, core or sizing (they are schemas)
+# (package, file stem): the postgres wheel's own file is named postgres.duckdb_extension
+# but only loads as postgres_scanner, the name its entry point carries
+EXTENSIONS = (("duckdb_extension_ducklake", "ducklake"),
+              ("duckdb_extension_postgres_scanner", "postgres_scanner"))
+NO_DOWNLOADS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# DuckLake's message when a concurrent transaction committed first: retry the whole block
+CONFLICT_WORDS = ("transaction conflict", "conflict", "concurrent")
+
+
+class LakeError(ValueError):
+    """A DuckLake setting that cannot work (said in one line)."""
+
+
+@dataclass(frozen=True)
+class Lake:
+    catalog: str  # after "ducklake:", e.g. "postgres:dbname=sizing host=db.lab port=5432"
+    data_path: str  # a folder (or s3://...) where DuckLake writes the Parquet files
+
+    def __str__(self) -> str:
+        return LAKE_PREFIX + re.sub(r"(password\s*=\s*)\S+", r"\1***", self.catalog)
+
+    @property
+    def conninfo(self) -> str | None:
+        """The libpq connection string of a PostgreSQL catalog (None for another kind)."""
+        kind, _, rest = self.catalog.partition(":")
+        return rest if kind == "postgres" else None
+
+
+@dataclass(frozen=True)
+class AsOf:
+    """A past state of the lake: a snapshot id, or the last snapshot at a time."""
+
+    version: int | None = None
+    time: str | None = None  # an ISO timestamp, e.g. "2026-10-01" or "2026-10-01 12:00"
+
+
+def parse(value: str, data_path: str | None = None) -> Lake:
+    """`ducklake:postgres:<conninfo>` (and the data path, or SIZING_DATA_PATH) as a Lake."""
+    catalog = value[len(LAKE_PREFIX):].strip()
+    if not catalog:
+        raise LakeError(f"{value!r}: name the catalog after {LAKE_PREFIX!r}, e.g. "
+                        "ducklake:postgres:dbname=sizing host=db.lab")
+    path = data_path or os.environ.get(DATA_PATH_ENV)
+    if not path:
+        raise LakeError(f"a DuckLake warehouse needs {DATA_PATH_ENV}: the folder (or "
+                        "s3://... prefix) for its Parquet files")
+    if "://" not in path:
+        path = str(Path(path).resolve()) + "/"
+    return Lake(catalog, path)
+
+
+def is_lake(value: str | None) -> bool:
+    return bool(value) and str(value).startswith(LAKE_PREFIX)
+
+
+def extension_files() -> list[Path]:
+    files = []
+    for package, stem in EXTENSIONS:
+        folder = Path(importlib.import_module(package).__file__ or "").parent
+        found = sorted(folder.rglob(f"{stem}.duckdb_extension"))
+        if not found:
+            raise LakeError(f"{package} holds no {stem}.duckdb_extension for DuckDB "
+                            f"{duckdb.__version__}: reinstall the project (make run)")
+        files.append(found[-1])
+    return files
+
+
+def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
+            sandboxed: bool = False, memory_limit: str | None = None
+            ) -> duckdb.DuckDBPyConnection:
+    """The lake attached as the default catalog. `as_of` (read-only) reads a past snapshot;
+    `sandboxed` then turns external access off, as for the file backend's user queries."""
+    config: dict[str, Any] = dict(NO_DOWNLOADS)
+    if memory_limit:
+        config["memory_limit"] = memory_limit
+    con = duckdb.connect(config=config)
+    try:
+        for file in extension_files():
+            con.execute(f"LOAD '{_literal(str(file))}'")
+        options = [f"DATA_PATH '{_literal(lake.data_path)}'"]
+        if read_only or as_of:
+            options.append("READ_ONLY")
+        if as_of and as_of.version is not None:
+            options.append(f"SNAPSHOT_VERSION {int(as_of.version)}")
+        elif as_of and as_of.time:
+            options.append(f"SNAPSHOT_TIME '{_literal(as_of.time)}'")
+        con.execute(f"ATTACH '{_literal(LAKE_PREFIX + lake.catalog)}' AS {ALIAS} "
+                    f"({', '.join(options)})")
+        con.execute(f"USE {ALIAS}")
+        if sandboxed:  # the lake's own Parquet files stay readable, nothing else
+            con.execute("SET allowed_directories = ?", [[lake.data_path]])
+            con.execute("SET enable_external_access = false")
+            con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def is_conflict(exc: BaseException) -> bool:
+    """A commit refused because another writer committed first: safe to redo the block."""
+    return isinstance(exc, duckdb.TransactionException) and any(
+        word in str(exc).lower() for word in CONFLICT_WORDS)
+
+
+def label_snapshot(con: duckdb.DuckDBPyConnection, author: str, message: str) -> None:
+    """Name the snapshot the open transaction will commit (ducklake_snapshots shows it)."""
+    con.execute(f"CALL {ALIAS}.set_commit_message(?, ?)", [author, message])
+
+
+def _literal(text: str) -> str:
+    """A value inside a SQL string literal (ATTACH and LOAD take no parameters)."""
+    return text.replace("'", "''")

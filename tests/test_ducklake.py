@@ -1,0 +1,242 @@
+"""DuckLake on PostgreSQL (docs/scale-out.md): two `sizing ingest` processes over two
+partitions of the sample raw root write one lake at the same time while a third process
+reads it. The lake then holds the rows of separate embedded ingests of the two partitions,
+and its derived tables equal those of one embedded ingest of the whole root. Then: time
+travel, report and export on the lake, and a user's query that may only read.
+
+Each ingest is a subprocess (15-60 s), so the module runs five in all, once."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from parsers.registry import data_tables
+from store import lake
+from store.lake import AsOf, Lake
+from store.store import Store
+
+PROJECT = Path(__file__).resolve().parents[1]
+SIZING = Path(sys.executable).with_name("sizing")
+PARTITIONS = (("inference", "llm_serving", "reference", "collectives"),
+              ("storage", "training", "mlperf", "mlperf_inference"))
+# columns that name a run or a moment: different in every run by design
+VOLATILE = ("run_id", "_at", "recorded", "since")
+READER = """
+import sys, time
+from pathlib import Path
+from store import lake
+where, stop, out = lake.Lake(sys.argv[1], sys.argv[2]), Path(sys.argv[3]), open(sys.argv[4], "w")
+while not stop.exists():
+    try:
+        con = lake.connect(where, read_only=True)
+        n = con.execute("SELECT count(*) FROM raw.ingested_files").fetchone()[0]
+        con.close()
+        out.write(f"{n}\\n")
+    except Exception as exc:
+        out.write(f"error {type(exc).__name__}\\n")
+    out.flush()
+    time.sleep(0.2)
+"""
+
+
+@dataclass
+class Runs:
+    tmp: Path
+    raw: Path
+    where: Lake
+    env: dict[str, str]
+    lake_runs: list[subprocess.CompletedProcess]
+    reads: list[str]
+
+    def embedded(self, name: str) -> Path:
+        return self.tmp / name / "warehouse.duckdb"
+
+    def sizing(self, *args: str, lake_env: bool = True) -> subprocess.CompletedProcess:
+        env = self.env if lake_env else _base_env()
+        return subprocess.run([str(SIZING), *args], env=env, cwd=self.tmp,
+                              capture_output=True, text=True, timeout=600)
+
+
+def _base_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DAGSTER_HOME", "SIZING_WAREHOUSE", "SIZING_DATA_PATH")}
+    return env
+
+
+def _ingest_args(raw: Path, partitions: tuple[str, ...]) -> list[str]:
+    return ["ingest", "--raw", str(raw), *[a for p in partitions for a in ("--partition", p)]]
+
+
+@pytest.fixture(scope="module")
+def runs(postgres_cluster, tmp_path_factory) -> Runs:
+    if not SIZING.exists():
+        pytest.skip(f"the sizing command is not installed beside {sys.executable}")
+    tmp = tmp_path_factory.mktemp("ducklake")
+    raw = tmp / "raw"
+    shutil.copytree(PROJECT / "raw", raw)
+    conninfo = postgres_cluster.create_database("lake")
+    where = Lake(f"postgres:{conninfo}", str(tmp / "lake") + "/")
+    env = {**_base_env(), "SIZING_WAREHOUSE": f"ducklake:postgres:{conninfo}",
+           "SIZING_DATA_PATH": str(tmp / "lake")}
+    stop, reads = tmp / "stop-reading", tmp / "reads.txt"
+    reader = subprocess.Popen([sys.executable, "-c", READER, where.catalog, where.data_path,
+                               str(stop), str(reads)], cwd=PROJECT)
+    writers = [subprocess.Popen([str(SIZING), *_ingest_args(raw, part)], env=env, cwd=tmp,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for part in PARTITIONS]
+    done = []
+    for writer in writers:
+        out, err = writer.communicate(timeout=900)
+        done.append(subprocess.CompletedProcess(writer.args, writer.returncode, out, err))
+    time.sleep(0.5)  # one more read after both committed
+    stop.touch()
+    reader.wait(timeout=60)
+    made = Runs(tmp, raw, where, env, done, reads.read_text().split("\n")[:-1])
+    for name, part in (("all", ()), ("first", PARTITIONS[0]), ("second", PARTITIONS[1])):
+        embedded = made.sizing(*_ingest_args(raw, part), "--warehouse",
+                               str(made.embedded(name)), lake_env=False)
+        assert embedded.returncode == 0, embedded.stderr
+    return made
+
+
+def _lake(runs: Runs, as_of: AsOf | None = None) -> Store:
+    return Store(lake.connect(runs.where, read_only=True, as_of=as_of))
+
+
+def _file(path: Path) -> Store:
+    return Store(duckdb.connect(str(path), read_only=True))
+
+
+def _rows(store: Store, table: str) -> pl.DataFrame:
+    """A table's rows without the columns that name a run or a time, in a fixed order."""
+    frame = store.query(f"SELECT * FROM {table}")
+    kept = [c for c, t in frame.schema.items()
+            if not any(v in c for v in VOLATILE) and not isinstance(t, pl.Datetime)]
+    return frame.select(kept).sort(kept, nulls_last=True)
+
+
+def _tables(store: Store, schemas: tuple[str, ...]) -> list[str]:
+    return [f"{s}.{t}" for s, t in store.con.execute(
+        "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = "
+        "current_database() ORDER BY 1, 2").fetchall() if s in schemas]
+
+
+def test_two_partition_ingests_commit_into_one_lake_at_the_same_time(runs):
+    for done in runs.lake_runs:
+        assert done.returncode == 0, done.stderr
+    store = _lake(runs)
+    windows = store.query("SELECT started_at, finished_at FROM raw.ingestion_runs "
+                          "ORDER BY started_at").rows()
+    store.con.close()
+    assert len(windows) == 2
+    (first_start, first_end), (second_start, _) = windows
+    assert second_start < first_end  # the second began before the first had committed
+
+
+def test_the_lake_holds_the_rows_of_separate_embedded_ingests(runs):
+    store, first, second = _lake(runs), _file(runs.embedded("first")), \
+        _file(runs.embedded("second"))
+    ledger = _rows(store, "raw.ingested_files")
+    expected = pl.concat([_rows(first, "raw.ingested_files"),
+                          _rows(second, "raw.ingested_files")]).sort(ledger.columns,
+                                                                     nulls_last=True)
+    assert ledger.equals(expected)
+    assert ledger.height == 90  # every entry of the sample raw root, recorded once
+    assert ledger.filter(pl.col("status") == "missing").is_empty()
+    for table in data_tables():
+        union = pl.concat([_rows(first, table.qualified), _rows(second, table.qualified)])
+        assert _rows(store, table.qualified).equals(
+            union.sort(union.columns, nulls_last=True)), table.key
+
+
+def test_derived_tables_from_the_lake_equal_those_of_the_embedded_backend(runs):
+    store, embedded = _lake(runs), _file(runs.embedded("all"))
+    tables = _tables(embedded, ("core", "sizing"))
+    assert tables == _tables(store, ("core", "sizing"))
+    for table in tables:
+        assert _rows(store, table).equals(_rows(embedded, table)), table
+    optimal = store.query("SELECT DISTINCT optimal_concurrency, throughput_per_s FROM "
+                          "sizing.inference_optimal_concurrency WHERE model = 'resnet50_trt' "
+                          "AND slo_policy = 'batch' ORDER BY throughput_per_s")
+    # the four resnet50_trt sweeps of the sample (samples/inference.py)
+    assert optimal.rows() == [(32, 3839.1), (32, 4128.1), (32, 4754.5), (32, 5112.4)]
+    assert store.query("SELECT count(*) AS n FROM sizing.inference_optimal_concurrency"
+                       ).item() == 40
+
+
+def test_a_reader_during_the_ingests_saw_whole_commits_only(runs):
+    first = _file(runs.embedded("first")).query(
+        "SELECT count(*) AS n FROM raw.ingested_files").item()
+    second = _file(runs.embedded("second")).query(
+        "SELECT count(*) AS n FROM raw.ingested_files").item()
+    counts = [int(line) for line in runs.reads if not line.startswith("error")]
+    assert counts, runs.reads  # it read while they wrote, not only errors
+    # 0: the tables created, in a commit of their own, before any run's files
+    assert set(counts) <= {0, first, second, first + second}
+    assert counts[-1] == first + second == 90
+
+
+def test_a_past_snapshot_reads_as_it_was(runs):
+    store = _lake(runs)
+    snapshots = store.query("SELECT snapshot_id, snapshot_time FROM "
+                            "ducklake_snapshots('warehouse') ORDER BY snapshot_id")
+    store.con.close()
+    seen = {}
+    for snapshot in snapshots["snapshot_id"]:
+        past = _lake(runs, AsOf(version=snapshot))
+        try:
+            seen[snapshot] = past.query("SELECT count(*) AS n FROM raw.ingested_files").item()
+        except duckdb.Error:
+            pass  # before the table was created
+        finally:
+            past.con.close()
+    values = list(seen.values())
+    assert values == sorted(values) and values[-1] == 90
+    partial = next(s for s, n in seen.items() if n < 90)  # after one raw step only
+    done = runs.sizing("query", "--as-of", str(partial), "--format", "csv",
+                       "SELECT count(*) AS n FROM raw.ingested_files")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["n", str(seen[partial])]
+    when = snapshots.filter(pl.col("snapshot_id") == partial)["snapshot_time"].item()
+    done = runs.sizing("query", "--as-of", when.isoformat(), "--format", "csv",
+                       "SELECT count(*) AS n FROM raw.ingested_files")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["n", str(seen[partial])]
+
+
+def test_report_and_export_read_the_lake(runs):
+    report = runs.sizing("report", "--out", str(runs.tmp / "report.html"))
+    assert report.returncode == 0, report.stderr
+    assert "resnet50_trt" in (runs.tmp / "report.html").read_text()
+    export = runs.sizing("export", "--out", str(runs.tmp / "parquet"))
+    assert export.returncode == 0, export.stderr
+    exported = pl.read_parquet(runs.tmp / "parquet" / "sizing" /
+                               "inference_optimal_concurrency" / "*" / "*.parquet")
+    store = _lake(runs)
+    assert exported.height == 40
+    in_lake = store.query("SELECT optimal_concurrency FROM sizing.inference_optimal_concurrency")
+    assert exported["optimal_concurrency"].sort(nulls_last=True).equals(
+        in_lake["optimal_concurrency"].sort(nulls_last=True))
+
+
+def test_a_query_of_the_lake_may_only_read(runs):
+    target = Path(runs.where.data_path) / "copied.csv"
+    done = runs.sizing("query", f"COPY raw.ingested_files TO '{target}'")
+    assert done.returncode == 1
+    assert "COPY is refused" in done.stderr
+    assert not target.exists()
+    done = runs.sizing("query", "SELECT * FROM read_csv('/etc/passwd')")
+    assert done.returncode == 1 and "disabled by configuration" in done.stderr
+    done = runs.sizing("query", "--format", "csv",
+                       "SELECT count(*) AS n FROM raw.ingested_files WHERE status = 'loaded'")
+    assert done.returncode == 0 and int(done.stdout.split()[1]) > 0
