@@ -21,7 +21,8 @@ class FileLabel:
     table: str  # raw table holding the file's own value
     column: str  # its column there
     label: str  # the label it decides
-    context: str  # SQL on raw.file_context (fc) giving the context's value
+    context: str  # SQL on raw.file_context (fc) giving the context's value (parenthesized
+    # where it is used: DuckDB 1.5 binds ->> more loosely than AND)
     source: str  # SQL on fc giving where that value came from
     location: str = "NULL"  # SQL on the raw row (r) naming where in the file
     rows: str = "true"  # SQL on r: the rows that speak for a run (not every rank's copy)
@@ -56,8 +57,8 @@ def record_file_label_conflicts(store: Store, run_id: str,
                    {label.source} AS overridden_source,
                    {label.location} AS location, 'context' AS origin, ? AS run_id
             FROM {label.table} r JOIN {FILE_CONTEXT.qualified} fc USING (source_file)
-            WHERE {label.rows} AND r.{label.column} IS NOT NULL
-              AND {label.context} IS NOT NULL
+            WHERE ({label.rows}) AND r.{label.column} IS NOT NULL
+              AND ({label.context}) IS NOT NULL
               AND lower(trim(CAST(r.{label.column} AS VARCHAR)))
                   <> lower(trim(CAST({label.context} AS VARCHAR)))
               AND {owned}""", [run_id, *params])

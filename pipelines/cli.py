@@ -171,6 +171,11 @@ def _ingest(args: argparse.Namespace) -> int:
     limits_from_environment()
     if isinstance(warehouse, Path):
         _warehouse_to_write(warehouse)
+    else:
+        try:
+            lake.reachable(warehouse)
+        except lake.LakeError as exc:
+            raise UsageError(str(exc)) from None
     from pipelines.definitions import defs  # Dagster is only loaded for commands needing it
 
     # A run allocates an object or more per file: with Python's default thresholds, full

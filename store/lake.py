@@ -63,9 +63,9 @@ class AsOf:
 def parse(value: str, data_path: str | None = None) -> Lake:
     """`ducklake:postgres:<conninfo>` (and the data path, or SIZING_DATA_PATH) as a Lake."""
     catalog = value[len(LAKE_PREFIX):].strip()
-    if not catalog:
-        raise LakeError(f"{value!r}: name the catalog after {LAKE_PREFIX!r}, e.g. "
-                        "ducklake:postgres:dbname=sizing host=db.lab")
+    if not catalog.startswith("postgres:") or not catalog[len("postgres:"):].strip():
+        raise LakeError(f"{value!r}: a DuckLake warehouse's catalog is a PostgreSQL "
+                        "database: ducklake:postgres:dbname=sizing host=db.lab")
     path = data_path or os.environ.get(DATA_PATH_ENV)
     if not path:
         raise LakeError(f"a DuckLake warehouse needs {DATA_PATH_ENV}: the folder (or "
@@ -121,6 +121,17 @@ def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
         con.close()
         raise
     return con
+
+
+def reachable(lake: Lake) -> None:
+    """LakeError in one line when the catalog's PostgreSQL cannot be reached."""
+    import psycopg2  # with dagster-postgres; only lakes need it
+
+    try:
+        psycopg2.connect(lake.conninfo, connect_timeout=10).close()
+    except psycopg2.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise LakeError(f"cannot reach the catalog of {lake}: {first}") from None
 
 
 def is_conflict(exc: BaseException) -> bool:

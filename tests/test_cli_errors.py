@@ -26,6 +26,8 @@ INGEST = ["ingest", "--raw", "{dir}", *W]  # an empty raw root: fine
 RAW = ["ingest", "--raw", "{dir}"]
 GPU = ["--gpu-model", "G1", "--gpus-per-server", "8"]
 OUT = ["--out", "{tmp}/out"]
+LAKE = "ducklake:postgres:dbname=x host={tmp} port=1"  # nothing listens there
+LAKE_DATA = {"SIZING_DATA_PATH": "{tmp}/lake"}
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +43,7 @@ def places(tmp_path_factory) -> dict[str, str]:
     con = connect(tmp / "tiny.duckdb")
     store = Store(con)
     store.ensure([INFERENCE_MEASUREMENTS, REFERENCE_GPUS])
-    store.query(f"INSERT INTO {INFERENCE_MEASUREMENTS.qualified} (model, gpu_model, "
+    con.execute(f"INSERT INTO {INFERENCE_MEASUREMENTS.qualified} (model, gpu_model, "
                 "concurrency, throughput_per_s, batch_size, latency_p95_ms, source_file) "
                 "VALUES ('m1', 'G1', 1, 10.0, 1, 5.0, 'x.csv')")
     con.close()
@@ -192,7 +194,19 @@ CASES = [
     ("query: warehouse corrupt", ["query", "SELECT 1", "--warehouse", "{corrupt}"], {}),
     ("query: warehouse is a FIFO", ["query", "SELECT 1", "--warehouse", "{fifo}"], {}),
     ("query: warehouse held by a writer", ["query", "SELECT 1", "--warehouse", "{held}"], {}),
+    ("ingest: partition outside the root", [*INGEST, "--partition", "../x"], {}),
+    ("ingest: partition that is not there", [*INGEST, "--partition", "nosuch"], {}),
+    ("ingest: partition from the environment", INGEST, {"SIZING_PARTITIONS": "nosuch"}),
+    ("ingest: lake without a data path", [*RAW, "--warehouse", LAKE], {}),
+    ("ingest: lake that is not PostgreSQL", [*RAW, "--warehouse", "ducklake:x.ducklake"],
+     LAKE_DATA),
+    ("ingest: lake unreachable", [*RAW, "--warehouse", LAKE], LAKE_DATA),
     ("query: warehouse empty string", ["query", "SELECT 1", "--warehouse", ""], {}),
+    ("query: --as-of on a DuckDB file", ["query", "SELECT 1", "--as-of", "3", *TINY], {}),
+    ("query: --as-of neither snapshot nor time", ["query", "SELECT 1", "--as-of", "yesterday",
+                                                  *TINY], {}),
+    ("query: lake unreachable", ["query", "SELECT 1", "--warehouse", LAKE], LAKE_DATA),
+    ("report: lake without a data path", ["report", "--warehouse", LAKE, *OUT], {}),
     # export
     ("export: warehouse missing", ["export", "--warehouse", "{missing}", *OUT], {}),
     ("export: warehouse corrupt", ["export", "--warehouse", "{corrupt}", *OUT], {}),

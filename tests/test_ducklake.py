@@ -36,7 +36,8 @@ import sys, time
 from pathlib import Path
 from store import lake
 where, stop, out = lake.Lake(sys.argv[1], sys.argv[2]), Path(sys.argv[3]), open(sys.argv[4], "w")
-while not stop.exists():
+deadline = time.monotonic() + 1200  # never outlives a test run that died
+while not stop.exists() and time.monotonic() < deadline:
     try:
         con = lake.connect(where, read_only=True)
         n = con.execute("SELECT count(*) FROM raw.ingested_files").fetchone()[0]

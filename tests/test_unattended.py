@@ -139,8 +139,8 @@ def test_read_file_never_blocks_and_says_why(tmp_path, monkeypatch):
 def test_a_file_that_vanishes_mid_run_is_recorded_and_the_run_goes_on(store, raw, monkeypatch):
     real = engine.discover
 
-    def discover_then_delete(root):
-        found = real(root)
+    def discover_then_delete(root, *partitions):
+        found = real(root, *partitions)
         (raw / PA).unlink()  # deleted between discovery and reading
         return found
 
