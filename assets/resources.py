@@ -111,14 +111,16 @@ class Warehouse(dg.ConfigurableResource):
                 if isinstance(where, Lake) else Publication(where, self._wait_s())
             self._run.open()
         assert self._run.store is not None
-        if serialized and isinstance(self._run, LakeRun):
-            with self._run.serialized():
+        try:
+            if serialized and isinstance(self._run, LakeRun):
+                with self._run.serialized():
+                    yield self._run.store
+            else:
                 yield self._run.store
-        else:
-            yield self._run.store
-        if not self._in_run:  # a lake writer outside a run (tests, tools): done
-            self._run.close()
-            self._run = None
+        finally:
+            if not self._in_run:  # a lake writer outside a run (tests, tools): done
+                self._run.close()
+                self._run = None
 
     @contextmanager
     def reader(self) -> Iterator[Store]:

@@ -210,7 +210,7 @@ def _ingest(args: argparse.Namespace) -> int:
     store = Store(lake.connect(written, read_only=True) if isinstance(written, Lake)
                   else connect(written, read_only=True))
     try:
-        _print_summary(store, result.run_id, raw_root, written, elapsed)
+        _print_summary(store, result.run_id, raw_root, written, elapsed, partitions)
     finally:
         store.con.close()
     if beside:
@@ -288,7 +288,7 @@ def _instance():
 
 
 def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path | Lake,
-                   elapsed_s: float) -> None:
+                   elapsed_s: float, partitions: list[str] | None = None) -> None:
     ledger = store.query(f"SELECT * FROM {INGESTED_FILES.qualified}")
     by_format = (
         ledger.with_columns(pl.col("format").fill_null("(unrecognised)"))
@@ -300,7 +300,8 @@ def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path | 
             by_format = by_format.with_columns(pl.lit(0, dtype=pl.UInt32).alias(status))
     by_format = by_format.select("format", "loaded", "unchanged", "ignored", "rejected",
                                  "missing")  # purged files leave the ledger
-    print(f"\nIngested {raw_root} in {elapsed_s:.1f} s (run {run_id[:8]})")
+    owned = f" (partitions: {', '.join(partitions)})" if partitions else ""
+    print(f"\nIngested {raw_root}{owned} in {elapsed_s:.1f} s (run {run_id[:8]})")
     print_frame(by_format.with_columns(pl.col("format").fill_null("(unrecognised)")))
     rejected = ledger.filter(pl.col("status") == "rejected")
     for row in rejected.head(20).iter_rows(named=True):

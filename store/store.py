@@ -79,13 +79,21 @@ class Store:
         self.allowed_statements = allowed_statements  # None: any (the run's own SQL)
         self._depth = 0  # open transaction blocks: an inner block joins the outer one
         self._columns: dict[str, list[str]] = {}  # table -> its columns, as created
+        # tables this connection made sure of: a run ensures the same ones at every step,
+        # and reading the catalog costs 40 ms a time on a lake (metadata in PostgreSQL)
+        self._ensured: set[tuple[str, tuple[str, ...]]] = set()
 
     def ensure(self, tables: Iterable[Table]) -> set[str]:
         """Create missing schemas and tables; a table whose columns changed is recreated.
         Returns the keys of recreated tables, whose inputs must be parsed again. One
         transaction: on a lake, each statement alone would commit a snapshot of its own."""
+        todo = [t for t in tables if (t.key, tuple(t.column_names)) not in self._ensured]
+        if not todo:
+            return set()
         with self.transaction():
-            return self._ensure(tables)
+            recreated = self._ensure(todo)
+        self._ensured.update((t.key, tuple(t.column_names)) for t in todo)
+        return recreated
 
     def _ensure(self, tables: Iterable[Table]) -> set[str]:
         self._columns.clear()
@@ -152,12 +160,14 @@ class Store:
             yield
         except BaseException:
             self._depth = 0
+            self._ensured.clear()  # tables made in the transaction are gone with it
             self.con.execute("ROLLBACK")
             raise
         self._depth = 0
         try:
             self.con.execute("COMMIT")
         except BaseException:  # a lake refused it (another writer first): nothing applied
+            self._ensured.clear()
             with suppress(Exception):
                 self.con.execute("ROLLBACK")
             raise
