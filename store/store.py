@@ -81,18 +81,18 @@ class Store:
         self._columns: dict[str, list[str]] = {}  # table -> its columns, as created
         # tables this connection made sure of: a run ensures the same ones at every step,
         # and reading the catalog costs 40 ms a time on a lake (metadata in PostgreSQL)
-        self._ensured: set[tuple[str, tuple[str, ...]]] = set()
+        self._ensured: set[tuple[str, tuple[str, ...], tuple[str, ...]]] = set()
 
     def ensure(self, tables: Iterable[Table]) -> set[str]:
         """Create missing schemas and tables; a table whose columns changed is recreated.
         Returns the keys of recreated tables, whose inputs must be parsed again. One
         transaction: on a lake, each statement alone would commit a snapshot of its own."""
-        todo = [t for t in tables if (t.key, tuple(t.column_names)) not in self._ensured]
+        todo = [t for t in tables if _shape(t) not in self._ensured]
         if not todo:
             return set()
         with self.transaction():
             recreated = self._ensure(todo)
-        self._ensured.update((t.key, tuple(t.column_names)) for t in todo)
+        self._ensured.update(_shape(t) for t in todo)
         return recreated
 
     def _ensure(self, tables: Iterable[Table]) -> set[str]:
@@ -235,3 +235,8 @@ class Store:
         result = pl.from_arrow(self.con.sql(sql, params=params or None).to_arrow_table())
         assert isinstance(result, pl.DataFrame)
         return result
+
+
+def _shape(table: Table) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """What `ensure` makes sure of: the table, its columns and their descriptions."""
+    return table.key, tuple(table.column_names), tuple(table.comments().values())
