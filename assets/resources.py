@@ -36,6 +36,7 @@ class Warehouse(dg.ConfigurableResource):
     # (teardown): readers see the whole previous warehouse or the whole new one.
     _run: Publication | LakeRun | None = PrivateAttr(default=None)
     _in_run: bool = PrivateAttr(default=False)
+    _run_id: str | None = PrivateAttr(default=None)
     _listing: list[FoundFile] | None = PrivateAttr(default=None)
 
     def raw_root(self) -> Path:
@@ -78,6 +79,7 @@ class Warehouse(dg.ConfigurableResource):
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         self._in_run = True
+        self._run_id = context.run_id
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         """The run is over: publish what its steps committed (a step that failed rolled
@@ -107,7 +109,7 @@ class Warehouse(dg.ConfigurableResource):
                 yield store
             return
         if self._run is None:
-            self._run = LakeRun(where, self._wait_s(), self.scope().partitions) \
+            self._run = LakeRun(where, self._wait_s(), self.scope().partitions, self._run_id) \
                 if isinstance(where, Lake) else Publication(where, self._wait_s())
             self._run.open()
         assert self._run.store is not None

@@ -8,7 +8,7 @@ cluster, tests/postgres_cluster.py), then measures, each as a user runs `sizing 
 - lake, two writers at once: each ingests half the partitions (sites) into a fresh lake;
   wall time until both finished, and the commit conflicts they redid;
 and the lake's footprint: catalog size in PostgreSQL, Parquet files and bytes, snapshots.
-Prints a table and writes bench/results/lake.json.
+Prints a table and writes bench/results/lake-<files>.json.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def main() -> int:
         finally:
             cluster.stop()
     _print(results)
-    out = PROJECT / "bench" / "results" / "lake.json"
+    out = PROJECT / "bench" / "results" / f"lake-{args.files}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1) + "\n")
     print(f"written to {out.relative_to(PROJECT)}")

@@ -65,9 +65,12 @@ def rebuild_pending(store: Store) -> bool:
 
 
 def mark_derived_complete(store: Store, run_id: str) -> None:
-    """Called once the last derived asset (the report) of a data-changing run is written."""
-    store.con.execute(f"UPDATE {INGESTION_RUNS.qualified} SET derived_complete = true "
-                      "WHERE run_id = ? AND data_changed", [run_id])
+    """Called once the last derived asset (the report) of a data-changing run is written.
+    A transaction of its own, as every write: on a lake it commits a snapshot named after
+    the run."""
+    with store.transaction():
+        store.con.execute(f"UPDATE {INGESTION_RUNS.qualified} SET derived_complete = true "
+                          "WHERE run_id = ? AND data_changed", [run_id])
 
 
 def missing_policy_changed(store: Store, keep_missing: bool) -> bool:

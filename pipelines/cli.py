@@ -173,6 +173,7 @@ def _ingest(args: argparse.Namespace) -> int:
         _warehouse_to_write(warehouse)
     else:
         try:
+            lake.require_data_path(warehouse)
             lake.reachable(warehouse)
         except lake.LakeError as exc:
             raise UsageError(str(exc)) from None

@@ -48,8 +48,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     query.add_argument("--warehouse", type=path_arg, help=warehouse_help)
     query.add_argument("--as-of", metavar="SNAPSHOT|TIME", type=as_of_arg,
                        help="read a DuckLake warehouse as it was: a snapshot id (sizing query "
-                            "\"FROM ducklake_snapshots('warehouse')\" lists them) or a time, "
-                            "e.g. 2026-10-01 or '2026-10-01 12:00'")
+                            "\"FROM ducklake_snapshots('warehouse')\" lists them), "
+                            "run:<ingest run id> (as that run left it) or a time, e.g. "
+                            "2026-10-01 or '2026-10-01 12:00'")
     query.set_defaults(handler=_query)
 
     export = sub.add_parser("export", help="write the core and sizing tables as Parquet, one "
@@ -74,15 +75,18 @@ def _writable(out: Path, folder: bool) -> None:
 
 
 def as_of_arg(text: str) -> AsOf:
-    """A snapshot id (digits) or a date or time DuckDB can read."""
+    """A snapshot id (digits), `run:<ingest run id>`, or a date or time DuckDB can read."""
     text = text.strip()
     if text.isdigit():
         return AsOf(version=int(text))
+    if text.startswith("run:") and text[4:].strip():
+        return AsOf(run=text[4:].strip())
     try:
         dt.datetime.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is neither a snapshot id nor a date "
-                                         "or time (2026-10-01, '2026-10-01 12:00')") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a snapshot id, run:<run id> "
+                                         "nor a date or time (2026-10-01, '2026-10-01 12:00')"
+                                         ) from None
     return AsOf(time=text)
 
 

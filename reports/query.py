@@ -42,7 +42,7 @@ def connect_read_only(where: Path | Lake, as_of: AsOf | None = None) -> Store:
         try:
             return Store(lake.connect(where, read_only=True, as_of=as_of, sandboxed=True),
                          READ_STATEMENTS)
-        except StoreError as exc:
+        except (StoreError, lake.LakeError) as exc:
             raise WarehouseUnavailable(f"cannot read the DuckLake warehouse {where}: "
                                        f"{_first_line(exc)}") from None
     if as_of is not None:

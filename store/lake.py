@@ -40,7 +40,9 @@ class LakeError(ValueError):
 @dataclass(frozen=True)
 class Lake:
     catalog: str  # after "ducklake:", e.g. "postgres:dbname=sizing host=db.lab port=5432"
-    data_path: str  # a folder (or s3://...) where DuckLake writes the Parquet files
+    # a folder (or s3://...) where DuckLake writes the Parquet files; None: the one the
+    # catalog recorded when it was created (enough to read; a writer names it)
+    data_path: str | None
 
     def __str__(self) -> str:
         return LAKE_PREFIX + re.sub(r"(password\s*=\s*)\S+", r"\1***", self.catalog)
@@ -58,6 +60,7 @@ class AsOf:
 
     version: int | None = None
     time: str | None = None  # an ISO timestamp, e.g. "2026-10-01" or "2026-10-01 12:00"
+    run: str | None = None  # an ingest run id (or its first characters): as it left the lake
 
 
 def parse(value: str, data_path: str | None = None) -> Lake:
@@ -66,13 +69,17 @@ def parse(value: str, data_path: str | None = None) -> Lake:
     if not catalog.startswith("postgres:") or not catalog[len("postgres:"):].strip():
         raise LakeError(f"{value!r}: a DuckLake warehouse's catalog is a PostgreSQL "
                         "database: ducklake:postgres:dbname=sizing host=db.lab")
-    path = data_path or os.environ.get(DATA_PATH_ENV)
-    if not path:
-        raise LakeError(f"a DuckLake warehouse needs {DATA_PATH_ENV}: the folder (or "
-                        "s3://... prefix) for its Parquet files")
-    if "://" not in path:
+    path = data_path or os.environ.get(DATA_PATH_ENV) or None
+    if path and "://" not in path:
         path = str(Path(path).resolve()) + "/"
     return Lake(catalog, path)
+
+
+def require_data_path(lake: Lake) -> None:
+    """A writer names the data path (the first one creates the lake there)."""
+    if not lake.data_path:
+        raise LakeError(f"writing a DuckLake warehouse needs {DATA_PATH_ENV}: the folder "
+                        "(or s3://... prefix) for its Parquet files")
 
 
 def is_lake(value: str | None) -> bool:
@@ -103,18 +110,24 @@ def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
     try:
         for file in extension_files():
             con.execute(f"LOAD '{_literal(str(file))}'")
-        options = [f"DATA_PATH '{_literal(lake.data_path)}'"]
+        options = [f"DATA_PATH '{_literal(lake.data_path)}'"] if lake.data_path else []
         if read_only or as_of:
             options.append("READ_ONLY")
         if as_of and as_of.version is not None:
             options.append(f"SNAPSHOT_VERSION {int(as_of.version)}")
         elif as_of and as_of.time:
             options.append(f"SNAPSHOT_TIME '{_literal(as_of.time)}'")
-        con.execute(f"ATTACH '{_literal(LAKE_PREFIX + lake.catalog)}' AS {ALIAS} "
-                    f"({', '.join(options)})")
+        if as_of and as_of.run:  # the run's last snapshot, read off the lake's history
+            con.execute(f"ATTACH '{_literal(LAKE_PREFIX + lake.catalog)}' AS {ALIAS} "
+                        f"({', '.join(options)})")
+            version = run_snapshot(con, as_of.run)
+            con.execute(f"DETACH {ALIAS}")
+            options.append(f"SNAPSHOT_VERSION {version}")
+        con.execute(f"ATTACH '{_literal(LAKE_PREFIX + lake.catalog)}' AS {ALIAS}"
+                    + (f" ({', '.join(options)})" if options else ""))
         con.execute(f"USE {ALIAS}")
         if sandboxed:  # the lake's own Parquet files stay readable, nothing else
-            con.execute("SET allowed_directories = ?", [[lake.data_path]])
+            con.execute("SET allowed_directories = ?", [[lake.data_path or _data_path(con)]])
             con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")
     except BaseException:
@@ -134,15 +147,40 @@ def reachable(lake: Lake) -> None:
         raise LakeError(f"cannot reach the catalog of {lake}: {first}") from None
 
 
+def _data_path(con: duckdb.DuckDBPyConnection) -> str:
+    """The data path the attached lake's catalog recorded."""
+    row = con.execute(f"SELECT value FROM __ducklake_metadata_{ALIAS}.ducklake_metadata "
+                      "WHERE key = 'data_path'").fetchone()
+    if row is None:
+        raise LakeError("the DuckLake catalog records no data path: set " + DATA_PATH_ENV)
+    return str(row[0])
+
+
 def is_conflict(exc: BaseException) -> bool:
     """A commit refused because another writer committed first: safe to redo the block."""
     return isinstance(exc, duckdb.TransactionException) and any(
         word in str(exc).lower() for word in CONFLICT_WORDS)
 
 
-def label_snapshot(con: duckdb.DuckDBPyConnection, author: str, message: str) -> None:
-    """Name the snapshot the open transaction will commit (ducklake_snapshots shows it)."""
-    con.execute(f"CALL {ALIAS}.set_commit_message(?, ?)", [author, message])
+RUN_AUTHOR = "sizing ingest"
+
+
+def label_snapshot(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """Name the snapshot the open transaction will commit after its run: ducklake_snapshots
+    shows author 'sizing ingest' and message 'run <id>'."""
+    con.execute(f"CALL {ALIAS}.set_commit_message(?, ?)", [RUN_AUTHOR, f"run {run_id}"])
+
+
+def run_snapshot(con: duckdb.DuckDBPyConnection, run: str) -> int:
+    """The last snapshot a run committed (LakeError when no run id starts so, or several)."""
+    rows = con.execute(
+        f"SELECT commit_message, max(snapshot_id) FROM ducklake_snapshots('{ALIAS}') "
+        "WHERE author = ? AND starts_with(commit_message, ?) GROUP BY 1",
+        [RUN_AUTHOR, f"run {run}"]).fetchall()
+    if len(rows) != 1:
+        raise LakeError(f"run {run!r}: " + ("no ingest run of this lake starts so" if not rows
+                        else f"{len(rows)} runs start so; give more characters"))
+    return int(rows[0][1])
 
 
 def _literal(text: str) -> str:

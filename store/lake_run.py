@@ -39,18 +39,23 @@ class LakeRun:
     """The interface of store.publish.Publication: open once, close at the run's end."""
 
     def __init__(self, where: lake.Lake, lock_wait_s: float,
-                 partitions: Sequence[str] = ()):
+                 partitions: Sequence[str] = (), run_id: str | None = None):
         self.where, self.lock_wait_s, self.partitions = where, lock_wait_s, tuple(partitions)
+        self.run_id = run_id  # names every snapshot the run commits (`--as-of run:ID`)
         self.store: Store | None = None
         self._locks: AdvisoryLocks | None = None
 
     def open(self) -> Store:
+        lake.require_data_path(self.where)
         locks = AdvisoryLocks(self.where, self.lock_wait_s)
         try:
             locks.hold_partitions(self.partitions)
             # the first attach creates the catalog's tables: two at once collide in PostgreSQL
             with locks.exclusive(ATTACH_KEY):
                 self.store = Store(lake.connect(self.where, memory_limit=WRITER_MEMORY_LIMIT))
+            if self.run_id:
+                con, run_id = self.store.con, self.run_id
+                self.store.on_begin = lambda: lake.label_snapshot(con, run_id)
         except BaseException:
             locks.close()
             raise

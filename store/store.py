@@ -7,7 +7,7 @@ input file is ever pasted into SQL text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +78,7 @@ class Store:
         self.con = con
         self.allowed_statements = allowed_statements  # None: any (the run's own SQL)
         self._depth = 0  # open transaction blocks: an inner block joins the outer one
+        self.on_begin: Callable[[], None] | None = None  # after each BEGIN (a lake's label)
         self._columns: dict[str, list[str]] = {}  # table -> its columns, as created
         # tables this connection made sure of: a run ensures the same ones at every step,
         # and reading the catalog costs 40 ms a time on a lake (metadata in PostgreSQL)
@@ -157,6 +158,8 @@ class Store:
         self.con.execute("BEGIN TRANSACTION")
         self._depth = 1
         try:
+            if self.on_begin is not None:
+                self.on_begin()
             yield
         except BaseException:
             self._depth = 0

@@ -206,7 +206,7 @@ CASES = [
     ("query: --as-of neither snapshot nor time", ["query", "SELECT 1", "--as-of", "yesterday",
                                                   *TINY], {}),
     ("query: lake unreachable", ["query", "SELECT 1", "--warehouse", LAKE], LAKE_DATA),
-    ("report: lake without a data path", ["report", "--warehouse", LAKE, *OUT], {}),
+    ("report: lake unreachable", ["report", "--warehouse", LAKE, *OUT], {}),
     # export
     ("export: warehouse missing", ["export", "--warehouse", "{missing}", *OUT], {}),
     ("export: warehouse corrupt", ["export", "--warehouse", "{corrupt}", *OUT], {}),

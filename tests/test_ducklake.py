@@ -215,6 +215,23 @@ def test_a_past_snapshot_reads_as_it_was(runs):
     assert done.stdout.split() == ["n", str(seen[partial])]
 
 
+def test_a_run_id_reads_the_lake_as_that_run_left_it(runs):
+    store = _lake(runs)
+    first_run = store.query("SELECT run_id FROM raw.ingestion_runs ORDER BY finished_at "
+                            "LIMIT 1").item()
+    labelled = store.query("SELECT DISTINCT commit_message FROM ducklake_snapshots('warehouse')"
+                           " WHERE author = 'sizing ingest'")["commit_message"].to_list()
+    store.con.close()
+    assert len(labelled) == 2 and f"run {first_run}" in labelled  # both runs named theirs
+    done = runs.sizing("query", "--as-of", f"run:{first_run[:8]}", "--format", "csv",
+                       "SELECT derived_complete FROM raw.ingestion_runs WHERE run_id = "
+                       f"'{first_run}'")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["derived_complete", "true"]  # its last commit: the report
+    done = runs.sizing("query", "--as-of", "run:ffffffff", "SELECT 1")
+    assert done.returncode == 2 and "no ingest run of this lake starts so" in done.stderr
+
+
 def test_report_and_export_read_the_lake(runs):
     report = runs.sizing("report", "--out", str(runs.tmp / "report.html"))
     assert report.returncode == 0, report.stderr

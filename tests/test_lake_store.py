@@ -118,5 +118,15 @@ def test_settings_are_parsed_and_shown_without_the_password(monkeypatch, tmp_pat
     with pytest.raises(lake.LakeError, match="PostgreSQL"):
         lake.parse("ducklake:metadata.ducklake")
     monkeypatch.delenv(lake.DATA_PATH_ENV)
+    reader = lake.parse("ducklake:postgres:dbname=s")  # reads where the catalog says
+    assert reader.data_path is None
     with pytest.raises(lake.LakeError, match="SIZING_DATA_PATH"):
-        lake.parse("ducklake:postgres:dbname=s")
+        lake.require_data_path(reader)
+
+
+def test_a_reader_needs_no_data_path_and_is_still_sandboxed(where):
+    Store(lake.connect(where)).ensure([INGESTION_RUNS])  # creates the lake at its path
+    reader = Store(lake.connect(Lake(where.catalog, None), read_only=True, sandboxed=True))
+    assert reader.query("SELECT count(*) AS n FROM raw.ingestion_runs").item() == 0
+    with pytest.raises(duckdb.PermissionException):
+        reader.query("SELECT * FROM read_csv('/etc/passwd')")
