@@ -1,15 +1,33 @@
-"""Fault injection for crash tests: SIZING_FAULT_AT=<point> kills the process with SIGKILL
-when it reaches that point, exactly as a machine dying there would. Unset, it does nothing."""
+"""Fault injection for crash and concurrency tests. Unset, it does nothing.
+
+SIZING_FAULT_AT=<point> kills the process with SIGKILL when it reaches that point, exactly
+as a machine dying there would. SIZING_HOLD_AT=<point> with SIZING_HOLD_UNTIL=<file> stops
+there (writing `<file>.waiting`) until that file exists: a test makes another writer commit
+while this one's transaction is open, without depending on timing.
+"""
 
 from __future__ import annotations
 
 import os
 import signal
+import time
+from pathlib import Path
 
 FAULT_ENV = "SIZING_FAULT_AT"
+HOLD_ENV, HOLD_UNTIL_ENV = "SIZING_HOLD_AT", "SIZING_HOLD_UNTIL"
+HOLD_LIMIT_S = 900.0  # a test that died never releases: go on rather than hang forever
 POINTS = ("after-discovery", "after-parse", "before-commit", "before-publish", "after-publish")
 
 
 def checkpoint(point: str) -> None:
     if os.environ.get(FAULT_ENV) == point:
         os.kill(os.getpid(), signal.SIGKILL)
+    if os.environ.get(HOLD_ENV) == point and os.environ.get(HOLD_UNTIL_ENV):
+        _hold(Path(os.environ[HOLD_UNTIL_ENV]))
+
+
+def _hold(release: Path) -> None:
+    release.with_name(release.name + ".waiting").touch()
+    deadline = time.monotonic() + HOLD_LIMIT_S
+    while not release.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)

@@ -58,6 +58,7 @@ class Runs:
     env: dict[str, str]
     lake_runs: list[subprocess.CompletedProcess]
     reads: list[str]
+    during: subprocess.CompletedProcess  # a query while the first writer held its commit
 
     def embedded(self, name: str) -> Path:
         return self.tmp / name / "warehouse.duckdb"
@@ -80,6 +81,9 @@ def _ingest_args(raw: Path, partitions: tuple[str, ...]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def runs(postgres_cluster, tmp_path_factory) -> Runs:
+    """The first writer stops just before its raw step commits (store/faults.py); the
+    second runs whole meanwhile; a query then sees the second's files only; released, the
+    first commits (redone if DuckLake refuses it). A reader polls all along."""
     if not SIZING.exists():
         pytest.skip(f"the sizing command is not installed beside {sys.executable}")
     tmp = tmp_path_factory.mktemp("ducklake")
@@ -89,20 +93,31 @@ def runs(postgres_cluster, tmp_path_factory) -> Runs:
     where = Lake(f"postgres:{conninfo}", str(tmp / "lake") + "/")
     env = {**_base_env(), "SIZING_WAREHOUSE": f"ducklake:postgres:{conninfo}",
            "SIZING_DATA_PATH": str(tmp / "lake")}
-    stop, reads = tmp / "stop-reading", tmp / "reads.txt"
+    stop, reads, release = tmp / "stop-reading", tmp / "reads.txt", tmp / "release"
     reader = subprocess.Popen([sys.executable, "-c", READER, where.catalog, where.data_path,
                                str(stop), str(reads)], cwd=PROJECT)
-    writers = [subprocess.Popen([str(SIZING), *_ingest_args(raw, part)], env=env, cwd=tmp,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-               for part in PARTITIONS]
-    done = []
-    for writer in writers:
-        out, err = writer.communicate(timeout=900)
-        done.append(subprocess.CompletedProcess(writer.args, writer.returncode, out, err))
+    held = subprocess.Popen(
+        [str(SIZING), *_ingest_args(raw, PARTITIONS[0])], cwd=tmp, text=True,
+        env={**env, "SIZING_HOLD_AT": "before-commit", "SIZING_HOLD_UNTIL": str(release)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    waiting = release.with_name("release.waiting")
+    deadline = time.monotonic() + 600
+    while not waiting.exists() and held.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert waiting.exists(), "the first writer never reached its commit"
+    second = subprocess.run([str(SIZING), *_ingest_args(raw, PARTITIONS[1])], env=env,
+                            cwd=tmp, capture_output=True, text=True, timeout=900)
+    during = subprocess.run([str(SIZING), "query", "--format", "csv",
+                             "SELECT count(*) AS n FROM raw.ingested_files"],
+                            env=env, cwd=tmp, capture_output=True, text=True, timeout=300)
+    release.touch()
+    out, err = held.communicate(timeout=900)
     time.sleep(0.5)  # one more read after both committed
     stop.touch()
     reader.wait(timeout=60)
-    made = Runs(tmp, raw, where, env, done, reads.read_text().split("\n")[:-1])
+    first = subprocess.CompletedProcess(held.args, held.returncode, out, err)
+    made = Runs(tmp, raw, where, env, [first, second], reads.read_text().split("\n")[:-1],
+                during)
     for name, part in (("all", ()), ("first", PARTITIONS[0]), ("second", PARTITIONS[1])):
         embedded = made.sizing(*_ingest_args(raw, part), "--warehouse",
                                str(made.embedded(name)), lake_env=False)
@@ -136,12 +151,26 @@ def test_two_partition_ingests_commit_into_one_lake_at_the_same_time(runs):
     for done in runs.lake_runs:
         assert done.returncode == 0, done.stderr
     store = _lake(runs)
-    windows = store.query("SELECT started_at, finished_at FROM raw.ingestion_runs "
-                          "ORDER BY started_at").rows()
+    def run_of(partition: str) -> str:  # (a redone raw step starts again: not started_at)
+        return store.query("SELECT DISTINCT run_id FROM raw.ingested_files WHERE "
+                           "starts_with(path, ?)", [partition + "/"]).item()
+
+    held, whole = run_of(PARTITIONS[0][0]), run_of(PARTITIONS[1][0])
+    snapshots = store.query("SELECT snapshot_id, commit_message FROM ducklake_snapshots("
+                            "'warehouse') WHERE author = 'sizing ingest' ORDER BY 1")
     store.con.close()
-    assert len(windows) == 2
-    (first_start, first_end), (second_start, _) = windows
-    assert second_start < first_end  # the second began before the first had committed
+    first = snapshots.filter(pl.col("commit_message") == f"run {held}")["snapshot_id"]
+    second = snapshots.filter(pl.col("commit_message") == f"run {whole}")["snapshot_id"]
+    # every commit of the second run came after the first run's tables and before its raw
+    # step committed: the second ran whole inside the first's open transaction
+    assert first[0] < second[0] and second[-1] < first[1]
+
+
+def test_a_query_during_an_open_transaction_sees_the_last_commit_only(runs):
+    second = _file(runs.embedded("second")).query(
+        "SELECT count(*) AS n FROM raw.ingested_files").item()
+    assert runs.during.returncode == 0, runs.during.stderr
+    assert runs.during.stdout.split() == ["n", str(second)]
 
 
 def test_the_lake_holds_the_rows_of_separate_embedded_ingests(runs):
@@ -182,9 +211,10 @@ def test_a_reader_during_the_ingests_saw_whole_commits_only(runs):
         "SELECT count(*) AS n FROM raw.ingested_files").item()
     counts = [int(line) for line in runs.reads if not line.startswith("error")]
     assert counts, runs.reads  # it read while they wrote, not only errors
-    # 0: the tables created, in a commit of their own, before any run's files
-    assert set(counts) <= {0, first, second, first + second}
-    assert counts[-1] == first + second == 90
+    # 0: the tables created, in a commit of their own, before any run's files; never the
+    # first writer's files alone: the second committed while the first was held
+    assert set(counts) <= {0, second, first + second}
+    assert second in counts and counts[-1] == first + second == 90
 
 
 def test_a_past_snapshot_reads_as_it_was(runs):
