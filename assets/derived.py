@@ -63,15 +63,12 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
         try:
             built = retrying(build_all, ", ".join(t.key for t in tables))
             held_back = built if core and isinstance(built, int) else None
-            retrying(lambda: mark_fresh(store, [t.key for t in tables], context.run_id),
-                     "raw.derived_status")
+            mark_fresh(store, [t.key for t in tables], context.run_id)
         except Exception as exc:  # noqa: BLE001 - contained: the table keeps its content
             reason = f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS]
             context.log.error(f"{', '.join(t.key for t in tables)} kept as it was (stale): "
                               f"the rebuild failed: {reason}")
-            recorded = retrying(lambda: mark_stale(store, [t.key for t in tables],
-                                                   context.run_id, reason),
-                                "raw.derived_status")
+            recorded = mark_stale(store, [t.key for t in tables], context.run_id, reason)
         for i, table in enumerate(tables):
             metadata = table_metadata(store, table)
             metadata.update(rebuilt=dg.MetadataValue.bool(reason is None),

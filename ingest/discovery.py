@@ -53,27 +53,28 @@ def discover(raw_root: Path, partitions: tuple[str, ...] = ()) -> list[FoundFile
     return found
 
 
-def files_above(raw_root: Path, partitions: tuple[str, ...]) -> list[FoundFile]:
-    """The regular files directly in the folders above each partition (the root and each
-    folder on the way), whose run.yaml applies to the partition's files."""
+def files_in(raw_root: Path, folders: list[str]) -> list[FoundFile]:
+    """The regular files directly in these folders of the root (no symlinks, no special
+    files); an entry that cannot be listed or vanishes is left out: the run that owns it
+    records why."""
     root = raw_root.resolve()
-    folders = {""}
-    for partition in partitions:
-        parts = partition.split("/")
-        folders.update("/".join(parts[:i]) for i in range(1, len(parts)))
     found: list[FoundFile] = []
-    for folder in sorted(folders):
+    for folder in folders:
         try:
             with os.scandir(root / folder if folder else root) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
         except OSError:
-            continue  # the run over that folder records why it cannot be listed
+            continue
         for entry in entries:
-            if entry.is_file(follow_symlinks=False):
+            try:
+                if not entry.is_file(follow_symlinks=False):
+                    continue
                 stat_result = entry.stat(follow_symlinks=False)
-                relpath = f"{folder}/{entry.name}" if folder else entry.name
-                found.append(FoundFile(printable(relpath), Path(entry.path),
-                                       stat_result.st_size, stat_result.st_mtime_ns))
+            except OSError:
+                continue
+            relpath = f"{folder}/{entry.name}" if folder else entry.name
+            found.append(FoundFile(printable(relpath), Path(entry.path),
+                                   stat_result.st_size, stat_result.st_mtime_ns))
     return found
 
 

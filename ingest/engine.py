@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ingest import ledger, path_conventions
-from ingest.discovery import FoundFile, discover, files_above
+from ingest.discovery import FoundFile, discover, files_in
 from ingest.duplicates import settle_duplicates
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, validate_in_bulk
 from ingest.ledger import PATH_CONVENTIONS_FORMAT, RUN_CONTEXT_FORMAT, IngestReport
@@ -190,15 +190,10 @@ def _conventions(data: bytes | str | None
 
 def _context_outside(raw_root: Path, scope: Scope) -> list[FoundFile]:
     """Context files a partition's files take from outside it: read, never recorded."""
-    if not scope.partitions:
-        return []
-    outside = [f for f in files_above(raw_root, scope.partitions) if not scope.owns(f.relpath)]
-    conventions = raw_root / PATH_CONVENTIONS_FILE
-    if not scope.owns(PATH_CONVENTIONS_FILE) and conventions.is_file():
-        st = conventions.stat()
-        outside.append(FoundFile(PATH_CONVENTIONS_FILE, conventions, st.st_size,
-                                 st.st_mtime_ns))
-    return outside
+    conventions_folder = PATH_CONVENTIONS_FILE.rpartition("/")[0]
+    folders = sorted({*scope.folders_above(), conventions_folder}) if scope.partitions else []
+    return [f for f in files_in(raw_root, folders) if not scope.owns(f.relpath) and (
+        scope.above(f.relpath) or f.relpath == PATH_CONVENTIONS_FILE)]
 
 
 def _read_all(found: list[FoundFile], limits: Limits) -> dict[str, bytes | str]:

@@ -25,6 +25,7 @@ from schemas.ledger import (
     QUARANTINE,
 )
 from schemas.spec import Table
+from store.lake_run import retrying
 from store.store import LedgerEntry, Store
 
 RUN_CONTEXT_FORMAT = "run_context"
@@ -66,11 +67,14 @@ def rebuild_pending(store: Store) -> bool:
 
 def mark_derived_complete(store: Store, run_id: str) -> None:
     """Called once the last derived asset (the report) of a data-changing run is written.
-    A transaction of its own, as every write: on a lake it commits a snapshot named after
-    the run."""
-    with store.transaction():
-        store.con.execute(f"UPDATE {INGESTION_RUNS.qualified} SET derived_complete = true "
-                          "WHERE run_id = ? AND data_changed", [run_id])
+    A transaction of its own, as every write (on a lake it commits a snapshot named after
+    the run), redone when a lake refuses it."""
+    def write() -> None:
+        with store.transaction():
+            store.con.execute(f"UPDATE {INGESTION_RUNS.qualified} SET derived_complete = "
+                              "true WHERE run_id = ? AND data_changed", [run_id])
+
+    retrying(write, INGESTION_RUNS.key)
 
 
 def missing_policy_changed(store: Store, keep_missing: bool) -> bool:

@@ -20,11 +20,20 @@ class Scope:
         return not self.partitions or any(
             relpath == p or relpath.startswith(p + "/") for p in self.partitions)
 
+    def folders_above(self) -> list[str]:
+        """The root ("") and every folder on the way down to a partition, whose run.yaml
+        applies to the partition's files; none for the whole root."""
+        if not self.partitions:
+            return []
+        folders = {""}
+        for partition in self.partitions:
+            parts = partition.split("/")
+            folders.update("/".join(parts[:i]) for i in range(1, len(parts)))
+        return sorted(folders)
+
     def above(self, relpath: str) -> bool:
-        """`relpath` lies in a folder above some partition (its run.yaml applies there)."""
-        folder = relpath.rpartition("/")[0]
-        return any(p == folder or p.startswith(folder + "/") or not folder
-                   for p in self.partitions)
+        """`relpath` lies directly in a folder above some partition."""
+        return relpath.rpartition("/")[0] in self.folders_above()
 
     def where(self, column: str) -> tuple[str, list[str]]:
         """A SQL condition on a path column (bound parameters) selecting what this run owns."""
@@ -33,9 +42,6 @@ class Scope:
         tests = " OR ".join(f"({column} = ? OR starts_with({column}, ?))"
                             for _ in self.partitions)
         return f"({tests})", [v for p in self.partitions for v in (p, p + "/")]
-
-    def __str__(self) -> str:
-        return ", ".join(self.partitions) or "the whole raw root"
 
 
 WHOLE_ROOT = Scope()

@@ -8,19 +8,29 @@ import datetime as dt
 import polars as pl
 
 from schemas.ledger import DERIVED_STATUS
+from store.lake_run import retrying
 from store.store import Store
 
 FRESH, STALE = "fresh", "stale"
 
 
+# Each mark is one transaction, redone whole when a lake refuses its commit because another
+# run wrote raw.derived_status first (store/lake_run.py); the file backend runs it once.
+
+
 def mark_fresh(store: Store, names: list[str], run_id: str) -> None:
-    _upsert(store, [{"table_name": n, "status": FRESH, "built_run_id": run_id,
-                     "built_at": _now()} for n in names])
+    retrying(lambda: _upsert(store, [{"table_name": n, "status": FRESH, "built_run_id": run_id,
+                                      "built_at": _now()} for n in names]),
+             DERIVED_STATUS.key)
 
 
 def mark_stale(store: Store, names: list[str], run_id: str, reason: str) -> list[dict]:
     """Record the failure; the table keeps its built_* columns (what it still holds) and
     the first run it went stale in. Returns the rows as recorded."""
+    return retrying(lambda: _record_stale(store, names, run_id, reason), DERIVED_STATUS.key)
+
+
+def _record_stale(store: Store, names: list[str], run_id: str, reason: str) -> list[dict]:
     before = {r["table_name"]: r for r in status(store, names).iter_rows(named=True)}
     rows = []
     for name in names:

@@ -27,7 +27,6 @@ from schemas.sizing import TABLES as INFERENCE_SIZING
 from schemas.storage import SIZING_TABLES as STORAGE_SIZING
 from schemas.storage import STORAGE_MEASUREMENTS
 from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
-from store.lake_run import retrying
 from transforms.freshness import mark_fresh, mark_stale, stale
 
 REPORT_TABLE = "reports.sizing_report"  # its name in raw.derived_status
@@ -66,19 +65,16 @@ def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
         except Exception as exc:  # noqa: BLE001 - contained: the last report stays
             reason = f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS]
             context.log.error(f"the report was not rewritten (the last one stays): {reason}")
-            since = retrying(lambda: mark_stale(store, [REPORT_TABLE], context.run_id,
-                                                reason), "raw.derived_status")[0]
+            since = mark_stale(store, [REPORT_TABLE], context.run_id, reason)[0]
             yield dg.MaterializeResult(metadata={
                 "path": dg.MetadataValue.path(str(out)), "stale": True,
                 "stale_since_run": since["stale_since_run_id"], "reason": reason})
             yield dg.AssetCheckResult(check_name=CHECK_FRESH, passed=False, metadata={
                 "stale_since_run": since["stale_since_run_id"], "reason": reason})
             return
-        retrying(lambda: mark_fresh(store, [REPORT_TABLE], context.run_id),
-                 "raw.derived_status")
+        mark_fresh(store, [REPORT_TABLE], context.run_id)
         if stale(store).is_empty():
-            retrying(lambda: mark_derived_complete(store, context.run_id),
-                     "raw.ingestion_runs")
+            mark_derived_complete(store, context.run_id)
     if written.missing:
         context.log.info("report sections without data yet: " + "; ".join(written.missing))
     yield dg.AssetCheckResult(check_name=CHECK_FRESH, passed=True)
