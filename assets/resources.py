@@ -19,6 +19,15 @@ from store.publish import Publication, staged
 from store.store import Store, connect
 from transforms.inference.optimal import DEFAULT_KNEE_FRACTION
 
+# The listing `sizing ingest` made to decide whether to run at all (ingest/unchanged.py),
+# handed to the run's observation of the raw root: a 100,000-file root is listed once.
+_HANDED_OVER: dict[Path, list[FoundFile]] = {}
+
+
+def hand_over_listing(raw_root: Path, found: list[FoundFile]) -> None:
+    _HANDED_OVER.clear()
+    _HANDED_OVER[raw_root.resolve()] = found
+
 
 class Warehouse(dg.ConfigurableResource):
     """Paths default to SIZING_RAW_DIR / SIZING_WAREHOUSE, then raw/ and
@@ -47,7 +56,10 @@ class Warehouse(dg.ConfigurableResource):
         (`take_listing`), so the observation of the raw root fingerprints the very listing
         the raw step ingests, and a 100,000-file root is not listed twice."""
         root = self.raw_root()
-        found = discover(root, self.scope().partitions) if root.is_dir() else []
+        found = _HANDED_OVER.pop(root.resolve(), None) if keep and not self.partitions \
+            else None
+        if found is None:
+            found = discover(root, self.scope().partitions) if root.is_dir() else []
         if keep:
             self._listing = found
         return found

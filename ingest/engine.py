@@ -70,7 +70,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
            progress: Progress | None = None,
            on_rows_changed: Callable[[], None] | None = None,
            code_fingerprint: str = "", found: list[FoundFile] | None = None,
-           scope: Scope = WHOLE_ROOT) -> IngestReport:
+           scope: Scope = WHOLE_ROOT, raw_code_version: str = "") -> IngestReport:
     """Bring the raw tables up to date with the raw root. `code_fingerprint` names the
     code that derives tables (the assets' code versions): when it differs from the last
     run's, derived tables are rebuilt though no file changed. `on_rows_changed` is called
@@ -78,7 +78,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     changed, or the code did (or an earlier rebuild did not finish) while rows exist.
     `found`: the raw root's listing when the caller has it (else it is listed here).
     `scope`: the partitions this run owns (ingest/scope.py); the rest of the ledger is left
-    as it is."""
+    as it is. `raw_code_version`: the code reading the files, recorded with the run (a
+    later run over an unchanged root is skipped only under the same code: unchanged.py)."""
     started = ledger.now()
     rows_changed = _Once(on_rows_changed)
     tables = data_tables()
@@ -157,7 +158,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         ledger.write_rows(store, missing, tables)
         report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started,
                               keep_missing=limits.keep_missing,
-                              code_fingerprint=code_fingerprint)
+                              code_fingerprint=code_fingerprint,
+                              raw_code_version=raw_code_version)
         changed = [(o, previous.get(o.relpath)) for o in report.outcomes
                    if _changed(o, previous.get(o.relpath))]
         report.data_changed = forced or bool(changed)

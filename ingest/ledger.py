@@ -43,6 +43,7 @@ class IngestReport:
     data_changed: bool = True
     keep_missing: bool = False
     code_fingerprint: str = ""
+    raw_code_version: str = ""
     tables_changed: list[str] = field(default_factory=list)  # raw tables whose rows changed
 
     def counts(self) -> Counter[str]:
@@ -260,6 +261,7 @@ def _run_row(report: IngestReport) -> pl.DataFrame:
         "files_rejected": counts["rejected"], "files_ignored": counts["ignored"],
         "files_removed": counts["missing"] + counts["purged"],
         "data_changed": report.data_changed, "code_fingerprint": report.code_fingerprint,
+        "raw_code_version": report.raw_code_version,
         "tables_changed": ",".join(report.tables_changed),
         "missing_rows_kept": report.keep_missing,
         "derived_complete": False if report.data_changed else None,

@@ -26,6 +26,8 @@ from pathlib import Path
 import polars as pl
 
 from ingest import config
+from ingest.engine import DEFAULT_MAX_FILE_BYTES, Limits
+from ingest.unchanged import Verdict, nothing_to_ingest
 from pipelines import cli_analyst, cli_check, cli_history, cli_plan
 from pipelines.console import (
     UsageError,
@@ -113,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"DuckDB file, or ducklake:postgres:<conninfo> with "
                              f"${lake.DATA_PATH_ENV} (default ${config.WAREHOUSE_ENV} or "
                              f"{config.DEFAULT_WAREHOUSE}; docs/scale-out.md)")
+    ingest.add_argument("--force", action="store_true",
+                        help="run the Dagster job even when no file changed since the last "
+                             "run (by default such a run is skipped: nothing is written)")
     ingest.add_argument("--partition", action="append", metavar="SUBFOLDER",
                         help="ingest only this sub-folder of the raw root (repeatable; or "
                              f"${config.PARTITIONS_ENV}=a,b): runs over other partitions "
@@ -177,7 +182,17 @@ def _ingest(args: argparse.Namespace) -> int:
             lake.reachable(warehouse)
         except lake.LakeError as exc:
             raise UsageError(str(exc)) from None
+    listing = None
+    if not (args.force or partitions):
+        verdict = _compared(raw_root, warehouse, args)
+        if verdict is not None and verdict.unchanged:
+            return 0
+        listing = verdict.listing if verdict is not None else None
+    from assets.resources import hand_over_listing
     from pipelines.definitions import defs  # Dagster is only loaded for commands needing it
+
+    if listing is not None:
+        hand_over_listing(raw_root, listing)
 
     # A run allocates an object or more per file: with Python's default thresholds, full
     # collections over everything Dagster and polars imported come every few thousand
@@ -211,7 +226,9 @@ def _ingest(args: argparse.Namespace) -> int:
     store = Store(lake.connect(written, read_only=True) if isinstance(written, Lake)
                   else connect(written, read_only=True))
     try:
-        _print_summary(store, result.run_id, raw_root, written, elapsed, partitions)
+        owned = f" (partitions: {', '.join(partitions)})" if partitions else ""
+        _print_summary(store, written, f"Ingested {raw_root}{owned} in "
+                       f"{elapsed:.1f} s (run {result.run_id[:8]})")
     finally:
         store.con.close()
     if beside:
@@ -220,6 +237,39 @@ def _ingest(args: argparse.Namespace) -> int:
               f"This run's warehouse is {written}; close that session (or reopen it "
               "read-only) and run `sizing ingest` again to publish.")
     return 0
+
+
+def _compared(raw_root: Path, warehouse: Path | Lake,
+              args: argparse.Namespace) -> Verdict | None:
+    """The raw root compared with the warehouse (ingest/unchanged.py); when nothing changed,
+    the warehouse's summary is printed: the run is skipped, no Dagster, nothing written.
+    None when there is nothing to compare with (no warehouse yet, one held by a writer, a
+    result waiting to be published): a run."""
+    from assets.versions import RAW, derived_fingerprint
+
+    if isinstance(warehouse, Path) and (not warehouse.is_file()
+                                        or pending_path(warehouse).exists()):
+        return None
+    started = time.perf_counter()
+    try:
+        store = Store(lake.connect(warehouse, read_only=True) if isinstance(warehouse, Lake)
+                      else connect(warehouse, read_only=True))
+    except StoreError:
+        return None
+    try:
+        # the size limit decides whether an oversized file is refused again
+        limits = Limits(config.max_file_bytes() or DEFAULT_MAX_FILE_BYTES,
+                        purge_missing=args.purge_missing, keep_missing=args.keep_missing)
+        verdict = nothing_to_ingest(store, raw_root, limits, derived_fingerprint(), RAW)
+        logging.getLogger(__name__).info("before the run: %s", verdict.reason)
+        if verdict.unchanged:
+            _print_summary(store, warehouse, f"Nothing to ingest under {raw_root}: "
+                           f"{verdict.reason}; derived tables up to date (checked in "
+                           f"{time.perf_counter() - started:.1f} s; nothing written, no "
+                           "Dagster run: --force runs the job anyway)")
+        return verdict
+    finally:
+        store.con.close()
 
 
 def _location_text(where: Path | Lake) -> str:
@@ -288,8 +338,7 @@ def _instance():
     return dg.DagsterInstance.ephemeral()
 
 
-def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path | Lake,
-                   elapsed_s: float, partitions: list[str] | None = None) -> None:
+def _print_summary(store: Store, warehouse: Path | Lake, headline: str) -> None:
     ledger = store.query(f"SELECT * FROM {INGESTED_FILES.qualified}")
     by_format = (
         ledger.with_columns(pl.col("format").fill_null("(unrecognised)"))
@@ -301,8 +350,7 @@ def _print_summary(store: Store, run_id: str, raw_root: Path, warehouse: Path | 
             by_format = by_format.with_columns(pl.lit(0, dtype=pl.UInt32).alias(status))
     by_format = by_format.select("format", "loaded", "unchanged", "ignored", "rejected",
                                  "missing")  # purged files leave the ledger
-    owned = f" (partitions: {', '.join(partitions)})" if partitions else ""
-    print(f"\nIngested {raw_root}{owned} in {elapsed_s:.1f} s (run {run_id[:8]})")
+    print(f"\n{headline}")
     print_frame(by_format.with_columns(pl.col("format").fill_null("(unrecognised)")))
     rejected = ledger.filter(pl.col("status") == "rejected")
     for row in rejected.head(20).iter_rows(named=True):

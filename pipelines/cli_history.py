@@ -42,7 +42,6 @@ from reports.history import (
     since,
 )
 from reports.query import connect_read_only
-from reports.sections.changes import CHANGES, history, recording_runs, run_name
 from schemas.history import RULE_CHANGES, RULE_HISTORY
 from store.store import Store, StoreError
 from transforms.history.families import FAMILIES
@@ -58,6 +57,13 @@ MARGIN_NOTE = (f"margin: max({FLOOR_PCT:g} %, {Z:g} x sqrt(CV1^2/n1 + CV2^2/n2))
                "repeated measurements behind both values, or "
                f"{DEFAULT_MARGIN_PCT:g} % where a side was measured once "
                "(docs/rule-history.md)")
+
+
+def _changes():
+    """The report's history section (its arithmetic), imported when a command needs it: it
+    brings Altair, 0.2 s that every other command, `sizing ingest` first, would pay."""
+    from reports.sections import changes
+    return changes
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -115,8 +121,8 @@ def diff_command(args: argparse.Namespace) -> int:
 
 
 def _diff(store: Store, args: argparse.Namespace) -> int:
-    rows = history(store)
-    changes = read(store, "sizing", "rule_changes", CHANGES)
+    rows = _changes().history(store)
+    changes = read(store, "sizing", "rule_changes", _changes().CHANGES)
     if args.family is not None:
         _family(args.family, rows, changes)
     if args.since is not None:
@@ -129,14 +135,14 @@ def _diff(store: Store, args: argparse.Namespace) -> int:
         return 0
     else:
         assert rows is not None
-        runs = recording_runs(rows)
+        runs = _changes().recording_runs(rows)
         times = dict(runs)
         found = ordered(changes if changes is not None else RULE_CHANGES.empty_frame())
         latest_run = found["new_run_id"][0] if found.height else runs[-1][0]
         earlier = [r for r, _ in runs if r != latest_run]
         last = earlier[-1] if earlier else latest_run
-        baseline = run_name(last, times.get(last))
-        title = (f"{run_name(latest_run, times.get(latest_run))} against each value's "
+        baseline = _changes().run_name(last, times.get(last))
+        title = (f"{_changes().run_name(latest_run, times.get(latest_run))} against each value's "
                  "previous record")
     if args.family is not None:
         found = found.filter(pl.col("family") == args.family)
@@ -177,7 +183,7 @@ def _point(store: Store, rows: pl.DataFrame | None, text: str) -> tuple:
     runs: dict[str, object] = {}
     if has_rows(rows):
         assert rows is not None
-        runs.update(recording_runs(rows))
+        runs.update(_changes().recording_runs(rows))
     ingested = read(store, "raw", "ingestion_runs", ("run_id", "started_at"),
                     order_by=("started_at",))
     if has_rows(ingested):
@@ -192,7 +198,7 @@ def _point(store: Store, rows: pl.DataFrame | None, text: str) -> tuple:
     if matches:
         at = instant(runs[matches[0]])
         if at is not None:
-            return at, run_name(matches[0], at)
+            return at, _changes().run_name(matches[0], at)
     at = instant(text)
     if at is None:
         recent = sorted(runs, key=lambda r: instant(runs[r]) or datetime.min)[-5:]
@@ -226,7 +232,7 @@ def _values(option: str | None) -> list[str]:
 
 
 def _compare(store: Store, args: argparse.Namespace, values: list[str]) -> int:
-    rows = history(store)
+    rows = _changes().history(store)
     _family(args.family, rows)
     mine = rows.filter(pl.col("family") == args.family) if rows is not None else None
     if not has_rows(mine):

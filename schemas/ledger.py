@@ -85,6 +85,9 @@ INGESTION_RUNS = Table(
         text("code_fingerprint", "Digest of the code versions of every derived asset "
              "(assets/versions.py); a run whose digest differs from the last run's "
              "rebuilds the derived tables though no file changed."),
+        text("raw_code_version", "Digest of the code that reads raw files (ingest, parsers, "
+             "schemas, store: assets/versions.py RAW). `sizing ingest` skips a run over an "
+             "unchanged raw root only when it equals the current code's."),
         flag("missing_rows_kept", "Whether this run let rows of files no longer under the raw "
              "root feed the core and sizing tables (`sizing ingest --keep-missing`)."),
         text("tables_changed", "Raw tables whose rows this run changed, comma-separated (all "

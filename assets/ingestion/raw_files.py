@@ -84,7 +84,8 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
         report = retrying(lambda: ingest(
             store, warehouse.raw_root(), context.run_id, warehouse.limits(),
             progress=Progress(context.log), on_rows_changed=GX_WORKER.start,
-            code_fingerprint=derived_fingerprint(), found=listing, scope=warehouse.scope()),
+            code_fingerprint=derived_fingerprint(), found=listing, scope=warehouse.scope(),
+            raw_code_version=RAW),
             "the raw step")
         counts = report.counts()
         context.log.info(

@@ -1,0 +1,164 @@
+"""A run over a raw root where nothing changed is skipped before Dagster starts
+(ingest/unchanged.py): only when the engine would record nothing new, and never silently."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ingest.engine import Limits, ingest
+from ingest.ledger import mark_derived_complete
+from ingest.reading import too_big
+from ingest.unchanged import nothing_to_ingest
+from pipelines.cli import main
+from samples import generate
+from store.store import Store, connect
+
+CODE, RAW = "derived-code", "raw-code"
+MA_INFERENCE = "inference/h100-bm-01/model_analyzer/results/metrics-model-inference.csv"
+RUN_YAML = "inference/h100-bm-01/run.yaml"
+DEFAULT_LIMITS = Limits()
+
+
+@pytest.fixture
+def raw(tmp_path: Path) -> Path:
+    root = tmp_path / "raw"
+    generate.write(root)
+    return root
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    con = connect(tmp_path / "wh" / "test.duckdb")
+    yield Store(con)
+    con.close()
+
+
+def ingested(store: Store, raw: Path, run_id: str = "run-1", limits: Limits = DEFAULT_LIMITS,
+             complete: bool = True) -> Store:
+    """A run as the raw step records it, its rebuild finished (or not)."""
+    ingest(store, raw, run_id, limits, code_fingerprint=CODE, raw_code_version=RAW)
+    if complete:
+        mark_derived_complete(store, run_id)
+    return store
+
+
+def verdict(store: Store, raw: Path, limits: Limits = DEFAULT_LIMITS, code: str = CODE,
+            raw_code: str = RAW):
+    return nothing_to_ingest(store, raw, limits, code, raw_code)
+
+
+def test_an_unchanged_root_needs_no_run(store, raw):
+    found = verdict(ingested(store, raw), raw)
+    assert found.unchanged and found.last_run_id == "run-1"
+    assert found.files == len(generate.all_files())
+    assert found.reason == f"{found.files:,} entries as run run-1 recorded them"
+
+
+def test_a_new_touched_or_removed_file_needs_a_run(store, raw):
+    ingested(store, raw)
+    (raw / "inference" / "new.csv").write_text("a,b\n1,2\n")
+    assert verdict(store, raw).reason == "inference/new.csv: new"
+    (raw / "inference" / "new.csv").unlink()
+    target = raw / MA_INFERENCE
+    info = target.stat()
+    os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    assert verdict(store, raw).reason == f"{MA_INFERENCE}: changed (size or modification time)"
+    target.unlink()
+    assert not verdict(store, raw).unchanged
+    assert verdict(store, raw).reason == f"1 recorded files are no longer there (first: " \
+                                         f"{MA_INFERENCE})"
+
+
+def test_a_missing_file_stays_settled_unless_purged(store, raw):
+    ingested(store, raw)
+    (raw / MA_INFERENCE).unlink()
+    ingested(store, raw, "run-2")  # recorded as missing
+    assert verdict(store, raw).unchanged
+    purging = verdict(store, raw, Limits(purge_missing=True))
+    assert purging.reason == f"1 recorded files are no longer there (first: {MA_INFERENCE})"
+
+
+def test_a_run_yaml_edited_in_place_is_caught_by_its_bytes(store, raw):
+    ingested(store, raw)
+    target = raw / RUN_YAML
+    info, text = target.stat(), target.read_text()
+    changed = text.replace("h100", "h200", 1)
+    assert changed != text and len(changed) == len(text)
+    target.write_text(changed)
+    os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))  # same size, same mtime
+    assert verdict(store, raw).reason == f"{RUN_YAML}: context changed"
+
+
+def test_other_code_an_owed_rebuild_or_another_missing_policy_need_a_run(store, raw):
+    ingested(store, raw, complete=False)
+    assert verdict(store, raw).reason == "a rebuild of derived tables is owed"
+    mark_derived_complete(store, "run-1")
+    assert verdict(store, raw, code="other").reason == "the code changed since run run-1"
+    assert verdict(store, raw, raw_code="other").reason == "the code changed since run run-1"
+    assert verdict(store, raw, Limits(keep_missing=True)).reason == \
+        "the policy for missing files changed"
+
+
+def test_files_examined_again_by_every_run(store, raw):
+    """Rejected and ignored files are read again by every run: settled when their bytes
+    decide the verdict, not when a time limit or the size limit did and may not again."""
+    (raw / "notes.txt").write_text("not a benchmark result\n")
+    big = raw / "inference" / "huge.csv"
+    big.write_text("x" * 300_000)  # the sample files are below 200 kB
+    ingested(store, raw, limits=Limits(max_file_bytes=200_000))
+    status = dict(store.con.execute("SELECT path, status FROM raw.ingested_files").fetchall())
+    assert status["notes.txt"] == "ignored" and status["inference/huge.csv"] == "rejected"
+    assert verdict(store, raw, Limits(max_file_bytes=200_000)).unchanged
+    # the limit was raised: the file may load now
+    assert verdict(store, raw, Limits(max_file_bytes=400_000)).reason == \
+        "inference/huge.csv: examined again (its last verdict may not hold twice)"
+    store.con.execute("UPDATE raw.ingested_files SET error = 'detection: gave up after 1 s' "
+                      "WHERE path = 'notes.txt'")
+    assert verdict(store, raw, Limits(max_file_bytes=200_000)).reason == \
+        "notes.txt: examined again (its last verdict may not hold twice)"
+    assert too_big(300_000, 200_000) in store.con.execute(
+        "SELECT error FROM raw.ingested_files WHERE path = 'inference/huge.csv'").fetchone()
+
+
+def test_a_fifo_stays_what_it_was(store, raw):
+    os.mkfifo(raw / "inference" / "pipe.csv")
+    ingested(store, raw)
+    assert verdict(store, raw).unchanged
+    (raw / "inference" / "pipe.csv").unlink()
+    (raw / "inference" / "pipe.csv").write_text("")
+    assert verdict(store, raw).reason == \
+        "inference/pipe.csv: changed (size or modification time)"
+
+
+def test_a_warehouse_from_before_the_column_needs_a_run(store, raw):
+    ingested(store, raw)
+    store.con.execute("ALTER TABLE raw.ingestion_runs DROP COLUMN raw_code_version")
+    found = verdict(store, raw)
+    assert not found.unchanged and found.reason.startswith("the warehouse could not be compared")
+
+
+def test_sizing_ingest_skips_an_unchanged_root_and_writes_nothing(tmp_path, raw, capsys,
+                                                                 monkeypatch):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    warehouse = tmp_path / "wh.duckdb"
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
+    written = warehouse.stat().st_mtime_ns, warehouse.read_bytes()
+    capsys.readouterr()
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
+    out = capsys.readouterr().out
+    files = len(generate.all_files())
+    assert f"Nothing to ingest under {raw}: {files:,} entries as run " in out
+    assert "core.inference_measurements: 67 rows" in out  # the warehouse's summary
+    assert (warehouse.stat().st_mtime_ns, warehouse.read_bytes()) == written
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse), "--force"]) == 0
+    assert f"Ingested {raw} in " in capsys.readouterr().out
+    con = connect(warehouse, read_only=True)
+    try:
+        runs = con.execute("SELECT count(*), count(DISTINCT raw_code_version) FROM "
+                           "raw.ingestion_runs").fetchone()
+    finally:
+        con.close()
+    assert runs == (2, 1)  # the skipped run left no row; the forced one did
