@@ -21,11 +21,7 @@ from ingest.duplicates import settle_duplicates
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, validate_in_bulk
 from ingest.ledger import PATH_CONVENTIONS_FORMAT, RUN_CONTEXT_FORMAT, IngestReport
 from ingest.reading import Unreadable, read_file
-from ingest.run_context import (
-    CONTEXT_FILE_NAMES,
-    PATH_CONVENTIONS_FILE,
-    ContextResolver,
-)
+from ingest.run_context import PATH_CONVENTIONS_FILE, ContextResolver, is_context_file
 from ingest.scope import WHOLE_ROOT, Scope
 from ingest.sidecars import is_sidecar, sidecar_contexts
 from ingest.workers import (
@@ -92,8 +88,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     found = discover(raw_root, scope.partitions) if found is None else found
     faults.checkpoint("after-discovery")
     context_files = _read_all([f for f in [*found, *_context_outside(raw_root, scope)]
-                               if f.readable and (f.path.name in CONTEXT_FILE_NAMES
-                                                  or f.relpath == PATH_CONVENTIONS_FILE)],
+                               if f.readable and is_context_file(f.relpath)],
                               limits)
     sidecars = _read_all([f for f in found if f.readable and is_sidecar(f.relpath)], limits)
     conventions, conventions_error = _conventions(context_files.get(PATH_CONVENTIONS_FILE))

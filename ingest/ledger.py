@@ -151,10 +151,13 @@ def write_rows(store: Store, outcomes: list[FileOutcome], tables: list[Table],
     store.delete_files(tables, rewritten if holding is None else
                        [p for p in rewritten if p in holding])
     store.delete_files([QUARANTINE, LABEL_CONFLICTS], rewritten)
+    frames: dict[str, list[pl.DataFrame]] = {}  # one pass: most outcomes hold no rows
+    for o in outcomes:
+        for key, rows in o.rows.items():
+            frames.setdefault(key, []).append(rows)
     for table in tables:
-        frames = [o.rows[table.key] for o in outcomes if table.key in o.rows]
-        if frames:
-            store.insert(table, pl.concat(frames, how="vertical", rechunk=True))
+        if table.key in frames:
+            store.insert(table, pl.concat(frames[table.key], how="vertical", rechunk=True))
     for o in outcomes:
         o.release_rows()
 

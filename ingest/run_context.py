@@ -36,6 +36,11 @@ from schemas.context import PRECISIONS, VIRTUALIZATION
 CONTEXT_FILE_NAMES = ("run.yaml", "run.yml")
 PATH_CONVENTIONS_FILE = "reference/path_conventions.yaml"
 
+
+def is_context_file(relpath: str) -> bool:
+    """A run.yaml (any folder) or the path conventions: read by every run, no rows."""
+    return relpath.rpartition("/")[2] in CONTEXT_FILE_NAMES or relpath == PATH_CONVENTIONS_FILE
+
 _TEXT_KEYS = ("system", "gpu_model", "storage_system", "network", "dataset")
 _INT_KEYS = ("gpus_per_node", "nodes")
 _CHOICES = {"virtualization": VIRTUALIZATION, "precision": PRECISIONS}

@@ -20,7 +20,7 @@ from ingest import ledger
 from ingest.discovery import FoundFile, discover
 from ingest.engine import Limits, same_file
 from ingest.reading import Unreadable, read_file, too_big
-from ingest.run_context import CONTEXT_FILE_NAMES, PATH_CONVENTIONS_FILE
+from ingest.run_context import is_context_file
 from ingest.workers import still_current
 from schemas.ledger import INGESTION_RUNS
 from store.store import LedgerEntry, Store, StoreError
@@ -85,7 +85,7 @@ def _difference(file: FoundFile, prior: LedgerEntry | None,
         return None if same else "its state changed"
     if not same_file(prior, file):
         return "changed (size or modification time)"
-    if file.path.name in CONTEXT_FILE_NAMES or file.relpath == PATH_CONVENTIONS_FILE:
+    if is_context_file(file.relpath):
         return None if _sha256(file, limits) == prior.sha256 else "context changed"
     if still_current(prior, set()):
         return None
