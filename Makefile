@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 export DAGSTER_HOME := $(CURDIR)/.dagster
 
-.PHONY: run test lint ui samples docs bench bench-lake bench-mlperf clean
+.PHONY: run test lint ui samples docs bench profile bench-lake bench-mlperf clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ docs: $(INSTALLED)
 SIZES ?= 1000,10000,100000
 bench: $(INSTALLED)
 	$(BIN)/python -m bench.run --sizes $(SIZES)
+
+## profile: where a cold run's time goes, step by step (imports, Dagster, parse, validate,
+## write, derived steps, checks, report); FILES=10000
+profile: $(INSTALLED)
+	$(BIN)/python -m bench.profile --files $(FILES)
 
 ## bench-lake: the DuckLake backend (private PostgreSQL) against the DuckDB file at 10k files,
 ## one writer and two at once (not part of make test; about 5 minutes); FILES=10000
