@@ -122,26 +122,28 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         path for path, row in kept.items() if row["rows_loaded"]}
     unread = {f.relpath for f in found if not f.readable}
     with store.transaction():  # one run, one commit: readers never see part of it
-        for chunk in _chunks(examiner.outcomes(items), CHUNK_FILES):
-            for outcome in chunk:
-                _note_context(outcome, contexts, unread)
-                prior = previous.get(outcome.relpath)
-                if (outcome.rows or is_sidecar(outcome.relpath)) and _changed(outcome, prior):
-                    rows_changed()
-            _write(store, chunk, tables, holding)
-            outcomes += chunk
-            if progress:
-                progress(len(outcomes), len(found))
-        recheck = _orphaned_copies(outcomes)  # carried-over copies whose original went away
-        if recheck:
-            redone = {o.relpath: o for o in Examiner(examiner.settings, 0).outcomes(
-                [((f, None), None) for f in found if f.relpath in recheck])}
-            for o in redone.values():
-                _note_context(o, contexts, unread)
-                if _changed(o, previous.get(o.relpath)):
-                    rows_changed()
-            _write(store, list(redone.values()), tables, holding)
-            outcomes = [redone.get(o.relpath, o) for o in outcomes]
+        # the rows wait on disk, one INSERT per table after the last file (ledger.py)
+        with ledger.rows_appended_at_end(store) as append:
+            for chunk in _chunks(examiner.outcomes(items), CHUNK_FILES):
+                for outcome in chunk:
+                    _note_context(outcome, contexts, unread)
+                    prior = previous.get(outcome.relpath)
+                    if (outcome.rows or is_sidecar(outcome.relpath)) and _changed(outcome, prior):
+                        rows_changed()
+                _write(store, chunk, tables, holding, append)
+                outcomes += chunk
+                if progress:
+                    progress(len(outcomes), len(found))
+            recheck = _orphaned_copies(outcomes)  # carried-over copies whose original went away
+            if recheck:
+                redone = {o.relpath: o for o in Examiner(examiner.settings, 0).outcomes(
+                    [((f, None), None) for f in found if f.relpath in recheck])}
+                for o in redone.values():
+                    _note_context(o, contexts, unread)
+                    if _changed(o, previous.get(o.relpath)):
+                        rows_changed()
+                _write(store, list(redone.values()), tables, holding, append)
+                outcomes = [redone.get(o.relpath, o) for o in outcomes]
         faults.checkpoint("after-parse")
         copies = settle_duplicates(outcomes, previous,
                                    (RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT))
@@ -262,10 +264,10 @@ def _note_context(outcome: FileOutcome, contexts: ContextResolver, unread: set[s
         outcome.note = "; ".join(contexts.resolve(outcome.relpath).warnings) or None
 
 
-def _write(store: Store, chunk: list[FileOutcome], tables: list,
-           holding: set[str] | None) -> None:
+def _write(store: Store, chunk: list[FileOutcome], tables: list, holding: set[str] | None,
+           append: ledger.Append) -> None:
     validate_in_bulk(chunk, {t.key: t for t in tables})
-    ledger.write_rows(store, chunk, tables, holding)  # and let go of the frames
+    ledger.write_rows(store, chunk, tables, holding, append)  # and let go of the frames
 
 
 def _tables_changed(changed: list[tuple[FileOutcome, LedgerEntry | None]]) -> set[str]:

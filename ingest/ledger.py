@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -141,11 +143,32 @@ def kept_ledger(store: Store) -> dict[str, dict]:
     return {r["path"]: r for r in kept.iter_rows(named=True)}
 
 
+Append = Callable[[Table, pl.DataFrame], None]
+
+
+@contextmanager
+def rows_appended_at_end(store: Store) -> Iterator[Append]:
+    """Rows for the data tables, given a chunk of files at a time, appended in one INSERT
+    per table when the block ends (Store.appending). Appended chunk by chunk, DuckDB held
+    every row of the run's open transaction in memory until its commit: most of a raw
+    step's peak at 100,000 files."""
+    with ExitStack() as stack:
+        appenders: dict[str, Callable[[pl.DataFrame], None]] = {}
+
+        def append(table: Table, rows: pl.DataFrame) -> None:
+            if table.key not in appenders:
+                appenders[table.key] = stack.enter_context(store.appending(table))
+            appenders[table.key](rows)
+
+        yield append
+
+
 def write_rows(store: Store, outcomes: list[FileOutcome], tables: list[Table],
-               holding: set[str] | None = None) -> None:
+               holding: set[str] | None = None, append: Append | None = None) -> None:
     """Replace the rows of the files these outcomes rewrote, then drop the frames.
     `holding`: the paths that held data rows before the run, when the caller knows them
-    (a file that held none has none to delete: no statement over every table for it)."""
+    (a file that held none has none to delete: no statement over every table for it).
+    `append`: where the new rows go (rows_appended_at_end), else straight in."""
     # a copy carried over as ignored holds no rows, no quarantine and no conflicts: 10,000
     # of them in a 100k archive made 200 DELETE statements a run for nothing
     rewritten = [o.relpath for o in outcomes
@@ -159,7 +182,8 @@ def write_rows(store: Store, outcomes: list[FileOutcome], tables: list[Table],
             frames.setdefault(key, []).append(rows)
     for table in tables:
         if table.key in frames:
-            store.insert(table, pl.concat(frames[table.key], how="vertical", rechunk=True))
+            (append or store.insert)(table, pl.concat(frames[table.key], how="vertical",
+                                                      rechunk=True))
     for o in outcomes:
         o.release_rows()
 

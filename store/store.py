@@ -228,8 +228,9 @@ class Store:
 
             yield add
             if files:
-                self.con.execute(f"INSERT INTO {table.qualified} BY NAME "
-                                 "SELECT * FROM read_parquet($1)", [files])
+                # by name: a frame may lack a column another has (it is NULL there)
+                self.con.execute(f"INSERT INTO {table.qualified} BY NAME SELECT * FROM "
+                                 "read_parquet($1, union_by_name = true)", [files])
 
     def batches(self, sql: str, rows: int, params: list | None = None
                 ) -> Generator[pl.DataFrame, None, None]:
