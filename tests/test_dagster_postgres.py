@@ -31,9 +31,10 @@ class Instance:
     conninfo: str
     runs_after_first: list[tuple]  # the runs table right after the first ingest
 
-    def ingest(self) -> subprocess.CompletedProcess:
+    def ingest(self, *options: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [str(SIZING), "ingest", "--raw", str(self.raw), "--warehouse", str(self.warehouse)],
+            [str(SIZING), "ingest", "--raw", str(self.raw), "--warehouse", str(self.warehouse),
+             *options],
             env={**os.environ, "DAGSTER_HOME": str(self.home)}, cwd=self.home.parent,
             capture_output=True, text=True, timeout=300)
 
@@ -100,7 +101,11 @@ def test_materializations_are_in_the_postgresql_event_log(instance):
 
 
 def test_a_second_ingest_is_a_second_run(instance):
-    done = instance.ingest()
+    skipped = instance.ingest()  # nothing changed: no Dagster run (ingest/unchanged.py)
+    assert skipped.returncode == 0, skipped.stdout + skipped.stderr
+    assert f"Nothing to ingest under {instance.raw}" in skipped.stdout
+    assert instance.sql("SELECT count(*) FROM runs") == [(1,)]
+    done = instance.ingest("--force")
     assert done.returncode == 0, done.stdout + done.stderr
     with instance.open() as dagster:
         runs = dagster.get_runs(dg.RunsFilter(job_name="ingest"))
