@@ -66,7 +66,8 @@ def instrument() -> None:
 
     engine.validate_in_bulk = timed("validating rows (pandera, in bulk)",
                                     engine.validate_in_bulk)
-    ledger.write_rows = timed("writing rows (DuckDB appends)", ledger.write_rows)
+    ledger.write_rows = timed("writing rows (old rows deleted, new ones to disk)",
+                              ledger.write_rows)
     ledger.write_bookkeeping = timed("writing the ledger, context and run row",
                                      ledger.write_bookkeeping)
     engine.Examiner.outcomes = timed_outcomes(engine.Examiner.outcomes)  # type: ignore
@@ -108,8 +109,8 @@ def profile(raw: Path, warehouse: Path) -> dict:
 
 def print_profile(files: int, found: dict) -> None:
     steps = found["steps_s"]
-    raw_step = next((s for s in steps if s.startswith("ingest_raw_files")), None)
-    report = next((s for s in steps if s.startswith("sizing_report")), None)
+    raw_step = next((s for s in steps if "ingest_raw_files" in s), None)
+    report = next((s for s in steps if "sizing_report" in s), None)
     checks = {s: steps[s] for s in found["check_steps"]}
     derived = {s: t for s, t in steps.items()
                if s not in checks and s not in (raw_step, report) and "observe" not in s}
@@ -122,7 +123,8 @@ def print_profile(files: int, found: dict) -> None:
         rows.append(("raw step", steps[raw_step]))
         parts = found["raw_step_parts_s"]
         rows += [(f"- {part}", t) for part, t in sorted(parts.items(), key=lambda p: -p[1])]
-        rows.append(("- the rest (listing compared with the ledger, context, deletes)",
+        rows.append(("- the rest (starting the workers, the listing against the ledger, "
+                     "context, deletes, one INSERT per table at the end)",
                      steps[raw_step] - sum(parts.values())))
     rows.append((f"{len(derived)} derived steps", sum(derived.values())))
     rows += [(f"- {s}", t) for s, t in sorted(derived.items(), key=lambda p: -p[1])[:5]]
