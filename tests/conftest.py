@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from parsers.base import SourceFile
-from store.store import connect
+from samples import generate
+from store.store import Store, connect
 
 PROJECT = Path(__file__).resolve().parents[1]
 # The shared corpus of real tool outputs, beside the project; SIZING_TEST_CORPUS points
@@ -15,6 +16,22 @@ PROJECT = Path(__file__).resolve().parents[1]
 CORPUS = Path(
     os.environ.get("SIZING_TEST_CORPUS") or PROJECT.parent / "shared" / "corpus"
 ).resolve()
+
+
+@pytest.fixture
+def raw(tmp_path: Path) -> Path:
+    """The sample raw root (samples/generate.py), written afresh for the test."""
+    root = tmp_path / "raw"
+    generate.write(root)
+    return root
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    """A new warehouse file, open for writing."""
+    con = connect(tmp_path / "wh" / "test.duckdb")
+    yield Store(con)
+    con.close()
 
 
 def corpus_path(relpath: str) -> Path:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from ingest.engine import ingest
 from ingest.ledger import mark_derived_complete
 from samples import generate
@@ -16,20 +14,6 @@ from transforms.inference.measurements import build_inference_measurements
 MA_INFERENCE = "inference/h100-bm-01/model_analyzer/results/metrics-model-inference.csv"
 DATA_TABLES = ("raw.model_analyzer_inference", "raw.model_analyzer_gpu", "raw.perf_analyzer",
                "raw.genai_perf", "raw.reference_models", "core.inference_measurements")
-
-
-@pytest.fixture
-def raw(tmp_path: Path) -> Path:
-    root = tmp_path / "raw"
-    generate.write(root)
-    return root
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    con = connect(tmp_path / "wh" / "test.duckdb")
-    yield Store(con)
-    con.close()
 
 
 def run(store: Store, raw: Path, run_id: str = "r1"):

@@ -6,12 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from ingest.engine import ingest
 from ingest.ledger import mark_derived_complete
 from samples import generate
-from store.store import Store, connect
+from store.store import Store
 from transforms.inference.measurements import build_inference_measurements
 from transforms.storage.tables import build_storage_capability, build_storage_measurements
 from transforms.training.tables import build_training_runs
@@ -22,13 +20,6 @@ SUMMARY = (FIXTURES / "mlperf_storage/closed/AcmeStor/results/A9000_8x400GbE_4cl
 # a folder name that looks like a workload and is not one (seen in public archives)
 RUN = "Closed/Acme/results/SysA_2clients/a100_run_1/"
 MA_INFERENCE = "inference/h100-bm-01/model_analyzer/results/metrics-model-inference.csv"
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    con = connect(tmp_path / "wh" / "test.duckdb")
-    yield Store(con)
-    con.close()
 
 
 def put(root: Path, relpath: str, data: bytes | str) -> None:
@@ -132,13 +123,6 @@ def test_without_records_the_folder_names_still_label_the_run(store, tmp_path):
     run(store, root, "r1")
     assert storage_rows(store)[0][1:5] == ("resnet50/a100", "path", "Acme/SysA", "path")
     assert conflicts(store) == []
-
-
-@pytest.fixture
-def raw(tmp_path: Path) -> Path:
-    root = tmp_path / "raw"
-    generate.write(root)
-    return root
 
 
 def inference_rows(store: Store) -> int:

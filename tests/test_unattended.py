@@ -18,24 +18,10 @@ from ingest.reading import Unreadable, read_file
 from pipelines.cli import main
 from pipelines.definitions import defs
 from samples import generate
-from store.store import Store, connect
+from store.store import Store
 
 PA = "inference/h100-bm-01/perf_analyzer/bert_large_onnx-results.csv"
 TRAINING_LOG = "training/h100-vm-02/resnet50-bs256-1gpu.log"
-
-
-@pytest.fixture
-def raw(tmp_path: Path) -> Path:
-    root = tmp_path / "raw"
-    generate.write(root)
-    return root
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    con = connect(tmp_path / "wh" / "engine.duckdb")
-    yield Store(con)
-    con.close()
 
 
 def ledger(store: Store) -> dict[str, tuple]:

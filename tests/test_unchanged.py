@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from ingest.engine import Limits, ingest
 from ingest.ledger import mark_derived_complete
 from ingest.reading import too_big
@@ -20,20 +18,6 @@ CODE, RAW = "derived-code", "raw-code"
 MA_INFERENCE = "inference/h100-bm-01/model_analyzer/results/metrics-model-inference.csv"
 RUN_YAML = "inference/h100-bm-01/run.yaml"
 DEFAULT_LIMITS = Limits()
-
-
-@pytest.fixture
-def raw(tmp_path: Path) -> Path:
-    root = tmp_path / "raw"
-    generate.write(root)
-    return root
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    con = connect(tmp_path / "wh" / "test.duckdb")
-    yield Store(con)
-    con.close()
 
 
 def ingested(store: Store, raw: Path, run_id: str = "run-1", limits: Limits = DEFAULT_LIMITS,
