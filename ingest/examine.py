@@ -21,6 +21,9 @@ from parsers.registry import detect
 from schemas.spec import Table
 
 DEFAULT_MAX_PARSE_SECONDS = 120.0
+# how a parse stopped by the time limit is said: a verdict of a busy machine, not of the
+# bytes (ingest/unchanged.py examines such a file again)
+GAVE_UP = "gave up after"
 
 
 @dataclass(slots=True)  # one per file of the archive: 100,000 in a big run
@@ -85,7 +88,7 @@ def examine(src: SourceFile, max_parse_seconds: float | None = DEFAULT_MAX_PARSE
             return _examine(src, sha, outcome, check_rows)
     except ParseTimeout:
         outcome.rows, outcome.problems = {}, []
-        outcome.error = (f"{outcome.format or 'detection'}: gave up after "
+        outcome.error = (f"{outcome.format or 'detection'}: {GAVE_UP} "
                          f"{max_parse_seconds:g} s (SIZING_MAX_PARSE_SECONDS)")
     except Exception as exc:  # noqa: BLE001 - one bad file must never fail the run
         outcome.rows, outcome.problems = {}, []

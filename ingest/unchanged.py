@@ -19,15 +19,12 @@ from pathlib import Path
 from ingest import ledger
 from ingest.discovery import FoundFile, discover
 from ingest.engine import Limits, same_file
+from ingest.examine import GAVE_UP
 from ingest.reading import Unreadable, read_file, too_big
 from ingest.run_context import is_context_file
 from ingest.workers import still_current
 from schemas.ledger import INGESTION_RUNS
 from store.store import LedgerEntry, Store, StoreError
-
-# the engine's word for a parse stopped by SIZING_MAX_PARSE_SECONDS (ingest/examine.py): a
-# verdict of a busy machine, not of the bytes, so such a file is examined again
-GAVE_UP = "gave up after"
 
 
 @dataclass(frozen=True)

@@ -54,8 +54,10 @@ class _Reasons:
             self.alone.add((i, column))
 
 
-def validate(table: Table, rows: pl.DataFrame) -> tuple[pl.DataFrame, list[RowProblem]]:
-    """Rows that pass the schema, and one problem per row that does not."""
+def validate(table: Table, rows: pl.DataFrame, rows_before: int = 0
+             ) -> tuple[pl.DataFrame, list[RowProblem]]:
+    """Rows that pass the schema, and one problem per row that does not. `rows_before`: the
+    rows of the same result validated before these (a problem's "row N" counts them)."""
     conformed = table.conform(rows, strict=False)
     reasons = _Reasons()
     _misfits(table, rows, conformed, reasons)
@@ -74,7 +76,7 @@ def validate(table: Table, rows: pl.DataFrame) -> tuple[pl.DataFrame, list[RowPr
     for i, row, line in zip(bad, held.iter_rows(named=True), lines, strict=True):
         for column in reasons.misfits.get(i, ()):  # show what the file said, not the NULL
             row[column] = rows[column][i]
-        problems.append(RowProblem(f"row {i + 1}" if line is None else f"line {line}",
+        problems.append(RowProblem(f"row {rows_before + i + 1}" if line is None else f"line {line}",
                                    "; ".join(reasons.by_row[i].values()), table.key,
                                    json.dumps(row, default=str), row.get("source_file")))
     return _without(conformed, bad), problems

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from contextlib import closing
 from importlib import resources
@@ -42,20 +41,12 @@ def rebuild(store: Store, table: Table, query: str, run_id: str) -> int:
         batches = store.batches(f"SELECT {wanted} FROM ({text})", BATCH_ROWS)
         with store.appending(table) as append, closing(batches):
             for rows in batches:
-                good, held = validate(table, rows)
+                good, held = validate(table, rows, done)
                 append(good)
-                problems += (_counted_from(p, done) for p in held)
+                problems += held
                 done += rows.height
         store.insert(QUARANTINE, _quarantine(problems, run_id))
     return len(problems)
-
-
-def _counted_from(problem: RowProblem, done: int) -> RowProblem:
-    """A problem's "row N" counted over the whole result, not within its batch."""
-    word, _, number = problem.location.partition(" ")
-    if word != "row" or not number.isdigit() or not done:
-        return problem
-    return dataclasses.replace(problem, location=f"row {int(number) + done}")
 
 
 def replace_validated(store: Store, table: Table, rows: pl.DataFrame,
