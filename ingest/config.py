@@ -16,6 +16,7 @@ MAX_FILE_BYTES_ENV = "SIZING_MAX_FILE_BYTES"
 MAX_PARSE_SECONDS_ENV = "SIZING_MAX_PARSE_SECONDS"
 LOCK_WAIT_ENV = "SIZING_LOCK_WAIT_S"
 PARSE_WORKERS_ENV = "SIZING_PARSE_WORKERS"
+REPORT_WORKERS_ENV = "SIZING_REPORT_WORKERS"
 PARTITIONS_ENV = "SIZING_PARTITIONS"
 DEFAULT_RAW_DIR = "raw"
 # Not sizing.duckdb: DuckDB names a file's catalog after its stem, and a catalog called
@@ -100,4 +101,12 @@ def parse_workers(option: int | None = None) -> int | None:
     if option is not None:
         return option
     value = os.environ.get(PARSE_WORKERS_ENV)
+    return int(value) if value else None
+
+
+def report_workers(option: int | None = None) -> int | None:
+    """Processes that draw the report's charts; None: one per core, 0 or 1: none."""
+    if option is not None:
+        return option
+    value = os.environ.get(REPORT_WORKERS_ENV)
     return int(value) if value else None

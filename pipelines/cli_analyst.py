@@ -101,7 +101,7 @@ def _report(args: argparse.Namespace) -> int:
     checks = _latest_checks()
     try:
         written = write_report(store, out, checks, source=str(warehouse),
-                               interactive=args.interactive)
+                               interactive=args.interactive, workers=config.report_workers())
     except StoreError as exc:  # a DuckDB file that is not (yet) a warehouse
         raise UsageError(f"cannot report on warehouse {warehouse}: {one_line(exc)}") from None
     finally:

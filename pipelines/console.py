@@ -47,14 +47,16 @@ def limits_from_environment() -> None:
     for name, read, whole in ((config.LOCK_WAIT_ENV, config.lock_wait_s, False),
                               (config.MAX_FILE_BYTES_ENV, config.max_file_bytes, True),
                               (config.MAX_PARSE_SECONDS_ENV, config.max_parse_seconds, False),
-                      (config.PARSE_WORKERS_ENV, config.parse_workers, True)):
+                      (config.PARSE_WORKERS_ENV, config.parse_workers, True),
+                      (config.REPORT_WORKERS_ENV, config.report_workers, True)):
         text = os.environ.get(name, "")
         try:
             value = read()
         except (ValueError, OverflowError):
             raise UsageError(f"{name}={text!r}: expected "
                              f"{'a whole number' if whole else 'a number'}") from None
-        at_least_zero = name in (config.LOCK_WAIT_ENV, config.PARSE_WORKERS_ENV)
+        at_least_zero = name in (config.LOCK_WAIT_ENV, config.PARSE_WORKERS_ENV,
+                                 config.REPORT_WORKERS_ENV)
         if value is not None and (not math.isfinite(value) or value < (0 if at_least_zero
                                                                       else 1e-9)):
             raise UsageError(f"{name}={text!r}: expected a finite number "

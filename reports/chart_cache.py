@@ -18,14 +18,16 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec
 
 import polars as pl
 
-from reports.charts import Plot
+from reports.charts import Plot, full_spec
+from reports.drawing import Drawing, Task, worker_count
 
 P = ParamSpec("P")
 _ACTIVE: contextvars.ContextVar[ChartCache | None] = contextvars.ContextVar(
@@ -47,8 +49,12 @@ def cache_path(report: Path) -> Path:
 
 
 class ChartCache:
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, workers: int | None = None,
+                 draw_svg: bool = True):
+        """`workers`: processes that build and draw the charts to be made (None: one per
+        core); `draw_svg`: they also draw the static page's SVG."""
         self.path = path
+        self.drawing = Drawing(worker_count(workers), draw_svg)
         self._plots: dict[str, dict | None] = {}
         self._svgs: dict[str, str] = {}
         self._used_plots: dict[str, dict | None] = {}
@@ -69,7 +75,9 @@ class ChartCache:
             self._plots = {k: v for k, v in plots.items() if v is None or isinstance(v, dict)}
             self._svgs = {k: v for k, v in svgs.items() if isinstance(v, str)}
 
-    def plot(self, key: str, build: Callable[[], Plot | None]) -> Plot | None:
+    def plot(self, key: str, task: Task) -> Plot | Pending | None:
+        """The chart kept from the last report, else a Pending one: built by a worker
+        while the report goes on, or in this process when it is asked for."""
         if key in self._plots:
             found = self._plots[key]
             try:
@@ -81,15 +89,22 @@ class ChartCache:
                 self._used_plots[key] = found
                 return kept
         self.misses += 1
-        made = build()
+        return Pending(self, key, task, self.drawing.submit(task))
+
+    def _made(self, key: str, made: Plot | None, drawn: str | None) -> None:
         self._used_plots[key] = None if made is None else dataclasses.asdict(made)
-        return made
+        if drawn is not None and made is not None:
+            self._svgs[digest(full_spec(made))] = drawn
 
     def svg(self, spec_key: str, render: Callable[[], str]) -> str:
         if spec_key not in self._svgs:
             self._svgs[spec_key] = render()
         self._used_svgs[spec_key] = self._svgs[spec_key]
         return self._svgs[spec_key]
+
+    def close(self) -> None:
+        """Stop the workers (every chart asked for was waited for)."""
+        self.drawing.close()
 
     def save(self) -> None:
         """Keep what this report used (atomically: a reader never sees half of it)."""
@@ -113,6 +128,7 @@ def active(cache: ChartCache) -> Iterator[ChartCache]:
         yield cache
     finally:
         _ACTIVE.reset(token)
+        cache.close()
 
 
 def current() -> ChartCache | None:
@@ -127,8 +143,40 @@ def memo(build: Callable[P, Plot | None]) -> Callable[P, Plot | None]:
         if cache is None:
             return build(*args, **kwargs)
         key = digest(build.__module__, build.__qualname__, args, kwargs)
-        return cache.plot(key, lambda: build(*args, **kwargs))
-    return cached
+        return cache.plot(key, Task(build.__module__, build.__qualname__, args, kwargs))
+    return cached  # type: ignore[return-value] - a Pending stands for the Plot
+
+
+class Pending:
+    """A chart being made: a section places it like a Plot, and the page asks for it when
+    it writes the chart (`result`), by then usually drawn by a worker."""
+
+    def __init__(self, cache: ChartCache, key: str, task: Task, future: Future | None):
+        self._cache, self._key, self._task, self._future = cache, key, task, future
+        self._done = False
+        self._plot: Plot | None = None
+
+    def result(self) -> Plot | None:
+        if not self._done:
+            made, drawn = self._from_worker()
+            self._cache._made(self._key, made, drawn)
+            self._plot, self._done = made, True
+        return self._plot
+
+    def _from_worker(self) -> tuple[Plot | None, str | None]:
+        if self._future is not None:
+            self._cache.drawing.settle()
+            try:
+                return self._future.result()
+            except Exception:  # noqa: BLE001 - made here: a chart's own error is raised here
+                pass  # (no worker took it, the pool broke, an argument did not pickle)
+        return self._task.build(), None
+
+
+def resolved(items: Iterable[Plot | Pending | None]) -> list[Plot]:
+    """The charts of `items` that were made (a chart function may find nothing to draw)."""
+    found = (i.result() if isinstance(i, Pending) else i for i in items)
+    return [p for p in found if p is not None]
 
 
 def digest(*parts: object) -> str:

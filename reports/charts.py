@@ -75,10 +75,11 @@ def plot(kind: str, title: str, chart: AltChart, points: int, series: int,
          caption: str = "", width: int = NARROW, height: int = HEIGHT) -> Plot:
     """A Plot of an Altair chart, sized to `width` px in all (axes and legend included)."""
     # no JSON-schema validation (half of Altair's cost: 1 s of the sample report's 4 s):
-    # vl-convert compiles every spec, and the tests draw every chart kind
-    spec = chart.properties(width=width, height=height, autosize=AUTOSIZE).to_dict(
-        validate=False)
+    # vl-convert compiles every spec, and the tests draw every chart kind; the size is set
+    # on the spec, since Altair's .properties() validates each value (and copies the chart)
+    spec = chart.to_dict(validate=False)
     spec.pop("config", None)
+    spec.update(width=width, height=height, autosize=AUTOSIZE)
     return Plot(kind, title, spec, points, series, caption, width)
 
 

@@ -17,6 +17,7 @@ from html import escape
 import polars as pl
 
 from reports import chart_cache, charts
+from reports.chart_cache import Pending, resolved
 from reports.charts import Plot
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -104,11 +105,11 @@ def name(value: object) -> str:
 class Grid:
     """Charts side by side (two a row, or three with `thirds`)."""
 
-    plots: tuple[Plot, ...]
+    plots: tuple[Plot | Pending, ...]
     thirds: bool = False
 
 
-Part = str | Plot | Grid
+Part = str | Plot | Pending | Grid
 
 
 @dataclass
@@ -125,10 +126,11 @@ class Section:
         self.parts.extend(p for p in parts if p)
         return self
 
-    def chart(self, p: Plot | None) -> Section:
+    def chart(self, p: Plot | Pending | None) -> Section:
         return self.add(p) if p is not None else self
 
-    def grid(self, plots: Iterable[Plot | None], thirds: bool = False) -> Section:
+    def grid(self, plots: Iterable[Plot | Pending | None], thirds: bool = False
+             ) -> Section:
         found = tuple(p for p in plots if p is not None)
         return self.add(Grid(found, thirds)) if found else self
 
@@ -144,24 +146,25 @@ class Section:
                         f"{esc(to_add)}</p>")
 
     def plots(self) -> list[Plot]:
+        """The charts drawn (waiting for those being made)."""
         found: list[Plot] = []
         for part in self.parts:
-            if isinstance(part, Plot):
-                found.append(part)
+            if isinstance(part, (Plot, Pending)):
+                found.extend(resolved([part]))
             elif isinstance(part, Grid):
-                found.extend(part.plots)
+                found.extend(resolved(part.plots))
         return found
 
     def html(self, draw: Callable[[Plot], str], first: bool = False) -> str:
         cls = ' class="first"' if first else ""
         body = []
         for part in self.parts:
-            if isinstance(part, Plot):
-                body.append(draw(part))
+            if isinstance(part, (Plot, Pending)):
+                body.extend(draw(p) for p in resolved([part]))
             elif isinstance(part, Grid):
                 cls_grid = "grid thirds" if part.thirds else "grid"
-                body.append(f'<div class="{cls_grid}">'
-                            + "".join(draw(p) for p in part.plots) + "</div>")
+                drawn = "".join(draw(p) for p in resolved(part.plots))
+                body.append(f'<div class="{cls_grid}">{drawn}</div>' if drawn else "")
             else:
                 body.append(part)
         return (f'<section id="{esc(self.anchor)}"><h2{cls}>{esc(self.title)}</h2>'

@@ -61,12 +61,15 @@ def render(store: Store, checks: Sequence[CheckOutcome] | None = None, source: s
 
 
 def write_report(store: Store, out: Path, checks: Sequence[CheckOutcome] | None = None,
-                 source: str = "", interactive: bool = False) -> Written:
+                 source: str = "", interactive: bool = False, workers: int | None = None
+                 ) -> Written:
     """Render and write atomically (a reader never sees half a report). `interactive`
     embeds the Vega libraries (about 0.9 MB, nothing fetched) for zoom, tooltips and
-    legend selection; the default is static SVG and no script."""
+    legend selection; the default is static SVG and no script. `workers`: processes that
+    draw the charts (None: one per core; reports/drawing.py)."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    with chart_cache.active(ChartCache(chart_cache.cache_path(out))) as cache:
+    cache = ChartCache(chart_cache.cache_path(out), workers, draw_svg=not interactive)
+    with chart_cache.active(cache):
         html, parts = render(store, checks, source, interactive=interactive)
     cache.save()
     fd, tmp = tempfile.mkstemp(prefix=".sizing-report-", suffix=".html", dir=out.parent)

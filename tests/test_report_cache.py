@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import multiprocessing
+import os
 import re
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from reports import chart_cache, charts
+from reports import chart_cache, charts, drawing
 from reports.chart_cache import ChartCache, cache_path
 from reports.report import render, write_report
 from store.store import Store, connect
@@ -126,3 +129,51 @@ def test_a_chart_of_thousands_of_models_is_drawn_without_names():
     few = memory._chart(models[:3], [rule])
     assert "text" in [layer["mark"]["type"] if isinstance(layer["mark"], dict) else
                       layer["mark"] for layer in few.spec["layer"]]
+
+
+def page_drawn_by(store: Store, workers: int) -> tuple[str, ChartCache]:
+    return rendered(store, ChartCache(None, workers=workers))
+
+
+def test_charts_drawn_by_workers_make_the_same_page(warehouse):
+    store = Store(connect(warehouse, read_only=True))
+    alone, here = page_drawn_by(store, 0)
+    shared, pooled = page_drawn_by(store, 2)
+    assert here.drawing.handed == 0
+    # every chart went to the two workers (the sample report has more than enough to start
+    # them), and the page is the same byte for byte
+    assert pooled.drawing.handed == pooled.misses == here.misses
+    assert here.misses >= drawing.MIN_CHARTS_FOR_WORKERS
+    assert shared == alone
+
+
+def test_workers_that_die_cost_time_never_a_chart(warehouse, monkeypatch):
+    """Every worker dies as it starts (as when the system kills them for memory): the pool
+    breaks, and each chart is built and drawn in the report's own process instead."""
+    store = Store(connect(warehouse, read_only=True))
+    alone, _ = page_drawn_by(store, 0)
+
+    def dying_pool(workers: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=os._exit, initargs=(3,))
+    monkeypatch.setattr(drawing, "_pool", dying_pool)
+    shared, pooled = page_drawn_by(store, 2)
+    assert pooled.drawing.handed == pooled.misses > 0
+    assert shared == alone
+    assert len(re.findall(r'<figure class="chart"', shared)) >= drawing.MIN_CHARTS_FOR_WORKERS
+
+
+def test_a_few_charts_are_drawn_without_workers(warehouse, tmp_path):
+    """A report that redraws fewer charts than pay for starting the workers draws them
+    itself: a run that added one file changes a few charts."""
+    store = Store(connect(warehouse, read_only=True))
+    first, cache = rendered(store, ChartCache(tmp_path / "c.json", workers=0))
+    cache.save()
+    saved = json.loads((tmp_path / "c.json").read_text())
+    dropped = sorted(k for k, v in saved["plots"].items() if v is not None)[:3]
+    for k in dropped:
+        del saved["plots"][k]
+    (tmp_path / "c.json").write_text(json.dumps(saved))
+    again, warm = rendered(store, ChartCache(tmp_path / "c.json", workers=2))
+    assert (warm.misses, warm.drawing.handed) == (3, 0)
+    assert again == first

@@ -12,6 +12,7 @@ from assets.keys import table_key as key
 from assets.metadata import described
 from assets.resources import Warehouse
 from assets.versions import REPORT
+from ingest import config
 from ingest.ledger import mark_derived_complete
 from reports.checks import CheckOutcome
 from reports.paths import report_path
@@ -61,7 +62,8 @@ def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
                 k: v for k, v in checks.items() if k.asset_key != REPORT_KEY}, context.run_id)
             from reports.report import write_report  # Altair: loaded by the runs that draw
 
-            written = write_report(store, out, outcomes, source=str(warehouse.location()))
+            written = write_report(store, out, outcomes, source=str(warehouse.location()),
+                                   workers=config.report_workers())
         except Exception as exc:  # noqa: BLE001 - contained: the last report stays
             reason = f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS]
             context.log.error(f"the report was not rewritten (the last one stays): {reason}")

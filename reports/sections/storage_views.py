@@ -104,11 +104,13 @@ def views(store: Store, section: Section, scaling: pl.DataFrame | None) -> None:
         for metric, label, kind, heading in METRICS:
             if dim == "jobs" and metric == "gb_per_s" and has_rows(scaling):
                 assert scaling is not None
-                plots.append(_scaling(scaling))
-            elif points is not None:
+                if not _scaling_rows(scaling).is_empty():
+                    plots.append(_scaling(scaling))
+            elif points is not None and not _curves(points, dim, metric).is_empty():
                 plots.append(_curve(points, dim, what, title, metric, label, kind,
                                     heading))
-        if any(p is not None for p in plots):
+        # decided from the rows, not the charts, which may still be drawing (drawing.py)
+        if plots:
             section.grid(plots, thirds=True)
         elif dim != "jobs":
             section.gap(f"Storage: no curve varies the {what} with the rest held fixed, so "
@@ -137,18 +139,34 @@ def _x(dim: str, title: str, values: list) -> alt.X:
                  axis=alt.Axis(values=values, format="d"))
 
 
-@memo
-def _curve(points: pl.DataFrame, dim: str, what: str, title: str, metric: str, label: str,
-           kind: str, heading: str) -> charts.Plot | None:
-    fixed = tuple(d for d, _, _ in DIMENSIONS if d != dim)
-    key = ["storage_system", "direction", "access", "tool", "transfer", *fixed]
+def _fixed(dim: str) -> tuple[str, ...]:
+    return tuple(d for d, _, _ in DIMENSIONS if d != dim)
+
+
+def _key(fixed: tuple[str, ...]) -> list[str]:
+    """What tells one curve from another: the system, the workload and the fixed settings."""
+    return ["storage_system", "direction", "access", "tool", "transfer", *fixed]
+
+
+def _curves(points: pl.DataFrame, dim: str, metric: str) -> pl.DataFrame:
+    """The median of `metric` at each value of `dim`, for the curves that vary `dim` with
+    the other settings held fixed."""
+    key = _key(_fixed(dim))
     at = (points.drop_nulls([dim, metric]).group_by([*key, dim])
           .agg(pl.col(metric).median()))
     varied = at.group_by(key).agg(pl.col(dim).n_unique().alias("n")).filter(pl.col("n") > 1)
-    curves = at.join(varied.drop("n"), on=key, nulls_equal=True).sort([*key, dim],
-                                                                       nulls_last=True)
+    return at.join(varied.drop("n"), on=key, nulls_equal=True).sort([*key, dim],
+                                                                     nulls_last=True)
+
+
+@memo
+def _curve(points: pl.DataFrame, dim: str, what: str, title: str, metric: str, label: str,
+           kind: str, heading: str) -> charts.Plot | None:
+    curves = _curves(points, dim, metric)
     if curves.is_empty():
         return None
+    fixed = _fixed(dim)
+    key = _key(fixed)
     data = curves.with_columns(curve=pl.struct(key).map_elements(
         lambda r: _label(r, fixed), return_dtype=pl.String)).select("curve", dim, metric)
     values = sorted(set(data[dim].to_list()))
@@ -160,11 +178,15 @@ def _curve(points: pl.DataFrame, dim: str, what: str, title: str, metric: str, l
                        data.height, data["curve"].n_unique(), width=charts.THIRD)
 
 
+def _scaling_rows(scaling: pl.DataFrame) -> pl.DataFrame:
+    return scaling.drop_nulls(["jobs", "best_bandwidth_bytes_per_s"])
+
+
 @memo
 def _scaling(scaling: pl.DataFrame) -> charts.Plot | None:
-    data = (scaling.drop_nulls(["jobs", "best_bandwidth_bytes_per_s"])
-            .with_columns(gb_per_s=pl.col("best_bandwidth_bytes_per_s") / GB,
-                          share_pct=pl.col("share_of_curve_peak") * 100))
+    data = _scaling_rows(scaling).with_columns(
+        gb_per_s=pl.col("best_bandwidth_bytes_per_s") / GB,
+        share_pct=pl.col("share_of_curve_peak") * 100)
     if data.is_empty():
         return None
     data = data.with_columns(curve=pl.struct(

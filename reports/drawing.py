@@ -1,0 +1,134 @@
+"""Charts built and drawn in worker processes, one per core, while the report is assembled.
+
+Building a chart with Altair and drawing it with vl-convert is CPU-bound Python and Rust,
+about a tenth of a second each, and a lab's report has about a hundred: the report's
+largest cost on a cold run. A chart function (`chart_cache.memo`) is a module-level function
+of plain values and frames, so a worker can call it by name with the same arguments and
+send back the Plot and, for the static page, its SVG. The page is the same byte for byte
+wherever a chart was drawn (ids are numbered per chart: charts.py).
+
+A worker that dies or cannot take a task costs time, never a chart: the chart is built
+again in the report's own process. An error raised by the chart function itself is raised
+as it would be in-process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from reports import charts
+from reports.charts import Plot
+
+# Measured (bench/profile.py): starting two workers costs about a second of one core, which
+# building about eight charts in-process also costs; with fewer misses (a run that added a
+# file redraws a few charts) the report draws in its own process.
+MIN_CHARTS_FOR_WORKERS = 8
+
+
+@dataclass(frozen=True)
+class Task:
+    """A chart function called by name, so that another process can call it."""
+
+    module: str
+    qualname: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+    def build(self) -> Plot | None:
+        function: Callable[..., Plot | None] = getattr(
+            importlib.import_module(self.module), self.qualname)
+        # the function itself, not its memo wrapper (which would hand back a Pending)
+        return getattr(function, "__wrapped__", function)(*self.args, **self.kwargs)
+
+
+def build_and_draw(task: Task, draw_svg: bool) -> tuple[Plot | None, str | None]:
+    """In a worker: the Plot, and its SVG when the page is static."""
+    made = task.build()
+    return made, (charts.svg(made) if draw_svg and made is not None else None)
+
+
+def worker_count(option: int | None = None) -> int:
+    """The option (SIZING_REPORT_WORKERS), else one per usable core; 0 or 1 draws every chart
+    in the report's own process (one worker would only take its place)."""
+    if option is not None:
+        return option
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        os.cpu_count() or 1
+
+
+class Drawing:
+    """The worker pool of one report, started when enough charts are to be drawn."""
+
+    def __init__(self, workers: int, draw_svg: bool) -> None:
+        self.workers = workers
+        self.draw_svg = draw_svg
+        self._pool: ProcessPoolExecutor | None = None
+        self._waiting: list[tuple[Task, Future]] = []
+        self.handed = 0  # charts handed to the workers
+
+    def submit(self, task: Task) -> Future | None:
+        """A future of (Plot, SVG), or None when the chart is better built in-process."""
+        if self.workers < 2:
+            return None
+        future: Future = Future()
+        self._waiting.append((task, future))
+        if self._pool is None and len(self._waiting) >= MIN_CHARTS_FOR_WORKERS:
+            self._pool = _pool(self.workers)
+        if self._pool is not None:
+            self._hand_over()
+        return future
+
+    def settle(self) -> None:
+        """Charts still waiting for a pool that was never started: too few to start one, or
+        one of them is asked for (the report's own process makes them)."""
+        for task, future in self._waiting:
+            if future.set_running_or_notify_cancel():
+                future.set_exception(NotStarted())
+        self._waiting = []
+
+    def _hand_over(self) -> None:
+        assert self._pool is not None
+        for task, waiting in self._waiting:
+            try:
+                done = self._pool.submit(build_and_draw, task, self.draw_svg)
+            except Exception as exc:  # noqa: BLE001 - a broken pool: built in-process
+                done = Future()
+                done.set_exception(exc)
+            done.add_done_callback(lambda d, w=waiting: _copy(d, w))
+        self.handed += len(self._waiting)
+        self._waiting = []
+
+    def close(self) -> None:
+        self.settle()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class NotStarted(Exception):
+    """The chart was left to the report's own process."""
+
+
+def _copy(done: Future, waiting: Future) -> None:
+    if not waiting.set_running_or_notify_cancel():
+        return
+    if done.cancelled():
+        waiting.set_exception(NotStarted())
+    elif done.exception() is not None:
+        waiting.set_exception(done.exception())  # type: ignore[arg-type]
+    else:
+        waiting.set_result(done.result())
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    # the run's own process holds DuckDB and Dagster threads, so it is not forked: the fork
+    # server is a clean process (the one the parse workers came from, when they ran)
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["reports.report"])
+    return ProcessPoolExecutor(workers, mp_context=context)
