@@ -260,3 +260,14 @@ def test_a_hung_suite_is_stopped_and_the_worker_replaced(warehouse, monkeypatch,
     monkeypatch.undo()
     outcome = _validate_in_worker(warehouse)
     assert (outcome.passed, outcome.rows) == (True, 2)
+
+
+def test_a_released_worker_has_exited_and_a_later_suite_starts_another(warehouse):
+    _validate_in_worker(warehouse)  # it is up
+    released = WORKER._proc
+    assert released is not None and released.poll() is None
+    WORKER.release()  # as the report step does: the run's suites are done
+    assert WORKER._proc is None and released.poll() is not None
+    outcome = _validate_in_worker(warehouse)
+    assert (outcome.passed, outcome.rows) == (True, 2)
+    assert WORKER._proc is not released

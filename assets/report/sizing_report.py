@@ -29,6 +29,7 @@ from schemas.storage import SIZING_TABLES as STORAGE_SIZING
 from schemas.storage import STORAGE_MEASUREMENTS
 from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
 from transforms.freshness import mark_fresh, mark_stale, stale
+from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 REPORT_TABLE = "reports.sizing_report"  # its name in raw.derived_status
 # Every table the report reads; also every asset whose checks it shows, so with the lowest
@@ -54,6 +55,9 @@ _DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUR
               "asset-check results."))
 def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
     out = report_path(warehouse.file())
+    # the last step of a run: the suites are done, and the memory of their worker is better
+    # spent on the workers that draw the charts
+    GX_WORKER.release()
     # the report is the last derived asset of a run
     with warehouse.writer(serialized=True) as store:
         try:
