@@ -105,11 +105,18 @@ def split_streams(text: str) -> dict[int | None, list[Line]]:
     raw = text.split("\n")
     if raw and raw[-1] == "":  # the newline ending the last line does not start another
         raw.pop()
-    tagged = any(_RANK_TAG.match(_ANSI.sub("", r.replace("\x00", ""))) for r in raw)
+    # Most files hold no NUL, ANSI code, carriage return or rank tag: looked for once, in the
+    # whole text, rather than on every line
+    wrapped, returns = "\x00" in text or "\x1b" in text, "\r" in text
+    tagged = (wrapped or "]<stdout>:" in text or "]<stderr>:" in text) and any(
+        _RANK_TAG.match(_ANSI.sub("", r.replace("\x00", "")) if wrapped else r) for r in raw)
     streams: dict[int | None, list[Line]] = {}
     shared: list[Line] = []
     for number, line in enumerate(raw, 1):
-        line = _ANSI.sub("", line.replace("\x00", "")).rstrip("\r").rsplit("\r", 1)[-1]
+        if wrapped:
+            line = _ANSI.sub("", line.replace("\x00", ""))
+        if returns:
+            line = line.rstrip("\r").rsplit("\r", 1)[-1]
         match = _RANK_TAG.match(line) if tagged else None
         rank = _rank(match, number)
         if match:
@@ -134,7 +141,9 @@ def _rank(tag: re.Match[str] | None, number: int) -> int | None:
 
 
 def _clean(line: str) -> list[str]:
-    line = _KUBEFLOW.sub("", line).strip()
+    if line.startswith("INFO|"):
+        line = _KUBEFLOW.sub("", line)
+    line = line.strip()
     if _HEADER.match(line) and _GLUED.search(line):
         return [part.strip() for part in _GLUED.split(line)]
     return [line]
@@ -145,16 +154,20 @@ def classify(line: Line) -> Event | None:
     text = line.text
     if not text:
         return None
+    # Only the shapes that can start with the line's first character are tried: every
+    # pattern tried costs a match, on every line
+    if text[0].isdigit():  # never a header key, separator, PS or worker line
+        for pattern, kind in ((_PER_DEVICE, "per_device"), (_BATCH_GROUP, "batch_group")):
+            if match := pattern.match(text):
+                return Event(kind, line.number, {"n": match["n"]})
+        return _numbered(line)
     if match := _HEADER.match(text):
         return Event("header", line.number, {"key": match["key"], "value": match["value"]})
     if text == _SEPARATOR:
         return Event("separator", line.number)
-    for pattern, kind in ((_PER_DEVICE, "per_device"), (_BATCH_GROUP, "batch_group"),
-                          (_PS_TASK, "ps_task"), (_WORKER, "worker")):
+    for pattern, kind in ((_PS_TASK, "ps_task"), (_WORKER, "worker")):
         if match := pattern.match(text):
             return Event(kind, line.number, {"n": match["n"]})
-    if text[0].isdigit():
-        return _numbered(line)
     return _worded(line)
 
 
@@ -206,10 +219,16 @@ def _worded(line: Line) -> Event | None:
 def _step_values(match: re.Match[str]) -> StepValues:
     """A step line's numbers; the Lambda wrapper's ' <epoch>' after the last column is split
     off. ValueError when the trailing columns are not loss [top1 top5]."""
-    step, mean = parse_int(match["step"], "step"), parse_float(match["mean"], "images/sec")
-    unc, jitter = parse_float(match["unc"], "+/-"), parse_float(match["jit"], "jitter")
+    number, mean_text, unc_text, jitter_text, rest = match.group("step", "mean", "unc", "jit",
+                                                                 "rest")
+    # int() reads a short step number of ASCII digits as parse_int does, at a fraction of its
+    # cost: a long run classifies millions of step lines, and reads each one twice
+    step = (int(number) if len(number) <= 18 and number.isascii()
+            else parse_int(number, "step"))
+    mean = parse_float(mean_text, "images/sec")
+    unc, jitter = parse_float(unc_text, "+/-"), parse_float(jitter_text, "jitter")
     epoch = None
-    rest = match["rest"].rstrip()
+    rest = rest.rstrip()
     columns = rest.split("\t")[1:] if rest.startswith("\t") else []
     if columns and " " in columns[-1].strip():
         last, stamp = columns[-1].strip().rsplit(" ", 1)

@@ -10,11 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-import polars as pl
-
 from parsers.base import FormatError, Parsed, SourceFile, frame
 from parsers.tf_cnn.lines import split_streams
-from parsers.tf_cnn.rows import StreamRows, read_stream
+from parsers.tf_cnn.rows import StreamRows, read_stream, steps_frame
 from parsers.tf_cnn.topology import gpus_in_path
 from schemas.spec import Table
 from schemas.tf_cnn import TF_CNN_RUNS, TF_CNN_STEPS
@@ -60,12 +58,7 @@ class TfCnnLog:
                 "no tf_cnn_benchmarks run found: no 'TensorFlow:'...'==========' header block "
                 "and no traceback from tf_cnn_benchmarks.py")
         runs = frame(found.runs, TF_CNN_RUNS)
-        frames = [s for s in found.steps if isinstance(s, pl.DataFrame)]
-        if len(frames) < len(found.steps):  # a number beyond 64 bits: as dicts, refused
-            steps = frame([r for s in found.steps
-                           for r in (s if isinstance(s, list) else s.to_dicts())], TF_CNN_STEPS)
-        else:
-            steps = pl.concat(frames) if frames else frame([], TF_CNN_STEPS)
+        steps = steps_frame(found.steps)
         if len(found.runs) == 1:  # a location only tells runs of one file apart
             found.conflicts = [replace(c, location=None) for c in found.conflicts]
         return Parsed({TF_CNN_RUNS.key: runs, TF_CNN_STEPS.key: steps}, found.problems,

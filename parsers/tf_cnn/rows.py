@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import math
 from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
 
 import polars as pl
 
-from parsers.base import LabelConflict, RowProblem
+from parsers.base import LabelConflict, RowProblem, frame
 from parsers.numbers import parse_int
 from parsers.tf_cnn.devices import devices
 from parsers.tf_cnn.failures import Outcome, failure
@@ -24,8 +27,8 @@ from schemas.tf_cnn import TF_CNN_RUNS, TF_CNN_STEPS
 @dataclass
 class StreamRows:
     runs: list[dict[str, object]] = field(default_factory=list)
-    # per run, raw.tf_cnn_steps; rows as dicts when a number is beyond 64 bits (see _steps)
-    steps: list[pl.DataFrame | list[dict[str, object]]] = field(default_factory=list)
+    # per run, its raw.tf_cnn_steps rows; as dicts when a number is beyond 64 bits (see _steps)
+    steps: list[StepArrays | list[dict[str, object]]] = field(default_factory=list)
     problems: list[RowProblem] = field(default_factory=list)
     conflicts: list[LabelConflict] = field(default_factory=list)  # located at the run's line
 
@@ -120,11 +123,64 @@ def _reached(run: Run) -> str:
 _STEPS_SCHEMA = {c.name: c.dtype for c in TF_CNN_STEPS.columns}
 
 
-def _steps(run: Run, index: int, rank: int | None) -> pl.DataFrame | list[dict[str, object]]:
+def steps_frame(runs: list[StepArrays | list[dict[str, object]]]) -> pl.DataFrame:
+    """raw.tf_cnn_steps of a file's runs as one frame, its values worked out in Python: most
+    runs hold a few tens of steps, where polars' cost per call (a frame, a select, a concat)
+    outweighs the work. A run given as dicts (see `_steps`) makes all rows dicts, for `frame`
+    to refuse."""
+    gathered = [run for run in runs if isinstance(run, StepArrays)]
+    if len(gathered) < len(runs):
+        rows = iter(_frame(gathered).to_dicts())
+        return frame([row for run in runs
+                      for row in (run if isinstance(run, list) else islice(rows, len(run)))],
+                     TF_CNN_STEPS)
+    return _frame(gathered)
+
+
+def _frame(runs: list[StepArrays]) -> pl.DataFrame:
+    # one column at a time, so that a long run holds one column of Python values at most
+    return pl.DataFrame([pl.Series(name, values, dtype=_STEPS_SCHEMA[name])
+                         for name, values in _columns(runs)])
+
+
+def _columns(runs: list[StepArrays]) -> Iterator[tuple[str, Sequence[object]]]:
+    """The columns of raw.tf_cnn_steps in table order, None where a float is NaN or infinite
+    (only where an interval is NaN: its NaN alone stands for None)."""
+    def joined(name: str) -> array[Any]:
+        column = array(getattr(runs[0], name).typecode if runs else "q")
+        for run in runs:
+            column += getattr(run, name)
+        return column
+
+    def finite_floats(name: str, scale: float = 1.0) -> list[float | None]:
+        return [v * scale if isfinite(v) else None for v in joined(name)]
+
+    isfinite = math.isfinite
+    is_eval = joined("eval")
+    yield "run_index", [run.index for run in runs for _ in range(len(run))]
+    yield "rank", [run.rank for run in runs for _ in range(len(run))]
+    yield "phase", ["eval" if e else "benchmark" for e in is_eval]
+    yield "step", joined("step")
+    yield "running_mean_images_per_sec", finite_floats("mean")
+    yield "uncertainty_images_per_sec", finite_floats("unc")
+    yield "jitter_images_per_sec", finite_floats("jitter")
+    yield "interval_images_per_sec", [None if math.isnan(v) else v for v in joined("interval")]
+    yield "loss", [None if run.forward_only or not isfinite(v) else v
+                   for run in runs for v in run.loss]
+    yield "loss_not_finite", [not e and not isfinite(v)
+                              for e, v in zip(is_eval, joined("loss"), strict=True)]
+    yield "top1_accuracy_pct", finite_floats("top1", FRACTION_TO_PCT)
+    yield "top5_accuracy_pct", finite_floats("top5", FRACTION_TO_PCT)
+    yield "logged_at_unix_s", [None if v < 0 else v for v in joined("epoch")]
+    yield "source_line", joined("line")
+
+
+def _steps(run: Run, index: int, rank: int | None) -> StepArrays | list[dict[str, object]]:
     """The run's raw.tf_cnn_steps rows, gathered in typed arrays: a long run prints millions
     of steps, and a dict (or a tuple of Python floats) per step costs several times the log.
     A number beyond 64 bits gives the rows as dicts, for `frame` to refuse as it always did."""
-    found = _StepArrays()
+    forward_only = run.header.get("Mode") in ("forward only", "forward-only")
+    found = StepArrays(index, rank, forward_only)
     try:
         if rank is not None and not -(2**63) <= rank < 2**63:
             raise OverflowError(rank)
@@ -137,30 +193,37 @@ def _steps(run: Run, index: int, rank: int | None) -> pl.DataFrame | list[dict[s
         return _step_dicts(run, {"run_index": index, "rank": rank})
     if run.copies <= 1:
         found.add_intervals()
-    forward_only = run.header.get("Mode") in ("forward only", "forward-only")
-    return found.frame(index, rank, forward_only)
+    return found
 
 
-class _StepArrays:
-    """Step rows as arrays of 8-byte values. A float column's None is NaN (the rows keep
-    only finite floats, so NaN never stands for a value); an epoch's None is -1."""
+class StepArrays:
+    """One run's step rows as arrays of 8-byte values. A float column's None is NaN (the rows
+    keep only finite floats, so NaN never stands for a value); an epoch's None is -1."""
 
-    def __init__(self) -> None:
-        self.eval = bytearray()  # 1: an evaluation step (examples/sec), 0: a timed step
+    def __init__(self, index: int, rank: int | None, forward_only: bool) -> None:
+        self.index, self.rank = index, rank  # of the run: every row's run_index and rank
+        self.forward_only = forward_only  # its rows' loss is NULL
+        self.eval = array("B")  # 1: an evaluation step (examples/sec), 0: a timed step
         self.step, self.line, self.epoch = array("q"), array("q"), array("q")
         self.mean, self.unc, self.jitter = array("d"), array("d"), array("d")
         self.loss, self.top1, self.top5 = array("d"), array("d"), array("d")
         self.interval = array("d")
+
+    def __len__(self) -> int:
+        return len(self.step)
 
     def add_step(self, v: StepValues, line: int) -> None:
         self.step.append(v.step)
         self.eval.append(0)
         self.line.append(line)
         self.epoch.append(-1 if v.epoch is None else v.epoch)
-        for values, value in ((self.mean, v.mean), (self.unc, v.unc), (self.jitter, v.jitter),
-                              (self.loss, v.loss), (self.top1, v.top1), (self.top5, v.top5),
-                              (self.interval, None)):
-            values.append(math.nan if value is None else value)
+        self.mean.append(v.mean)
+        self.unc.append(v.unc)
+        self.jitter.append(v.jitter)
+        self.loss.append(v.loss)
+        self.top1.append(math.nan if v.top1 is None else v.top1)
+        self.top5.append(math.nan if v.top5 is None else v.top5)
+        self.interval.append(math.nan)
 
     def add_eval(self, step: int, rate: float, line: int) -> None:
         self.step.append(step)
@@ -171,18 +234,29 @@ class _StepArrays:
             values.append(math.nan)
         self.interval.append(rate if math.isfinite(rate) else math.nan)
 
+    def timed(self) -> list[int]:
+        return [i for i, is_eval in enumerate(self.eval) if not is_eval]
+
+    def summary_row(self, i: int) -> dict[str, object]:
+        """What `_step_summary` reads of row i, as the frame holds it."""
+        mean, interval = self.mean[i], self.interval[i]
+        return {"step": self.step[i],
+                "running_mean_images_per_sec": mean if math.isfinite(mean) else None,
+                "interval_images_per_sec": None if math.isnan(interval) else interval}
+
     def add_intervals(self) -> None:
         """Rate between printed steps from running means: steps/mean is elapsed batch-time,
         so (n2 - n1) / (n2/m2 - n1/m1). Needs step numbers that count timed steps from 1,
         and is left NULL where rounding the means to 0.1 could move it by more than 2%
         (long runs)."""
-        timed = [i for i, is_eval in enumerate(self.eval) if not is_eval]
+        timed = self.timed()
         if not timed or self.step[timed[0]] != 1:
             return
         previous = 0
         for i in timed:
             mean = self.mean[i]
-            if not (math.isfinite(mean) and mean > 0) or (i != timed[0] and
+            # a subnormal mean squares to 0 (the doubt below would divide by it)
+            if not (math.isfinite(mean) and mean * mean > 0) or mean < 0 or (i != timed[0] and
                                                          self.step[i] <= previous):
                 return
             previous = self.step[i]
@@ -194,35 +268,6 @@ class _StepArrays:
             if span > 0 and doubt / span <= _MAX_ROUNDING_ERROR:
                 self.interval[i] = (step - before) / span
             before, mean_before = step, mean
-
-    def frame(self, index: int, rank: int | None, forward_only: bool) -> pl.DataFrame:
-        arrays = pl.DataFrame({
-            "eval": pl.Series(self.eval, dtype=pl.UInt8).cast(pl.Boolean),
-            "step": pl.Series(self.step, dtype=pl.Int64),
-            "line": pl.Series(self.line, dtype=pl.Int64),
-            "epoch": pl.Series(self.epoch, dtype=pl.Int64),
-            **{name: pl.Series(getattr(self, name), dtype=pl.Float64) for name in (
-                "mean", "unc", "jitter", "loss", "top1", "top5", "interval")},
-        })
-
-        def finite(name: str, scale: float = 1.0) -> pl.Expr:
-            value = pl.col(name)
-            return pl.when(value.is_finite()).then(value * scale if scale != 1.0 else value)
-
-        timed = ~pl.col("eval")
-        return arrays.select(
-            run_index=pl.lit(index, dtype=pl.Int64), rank=pl.lit(rank, dtype=pl.Int64),
-            phase=pl.when(timed).then(pl.lit("benchmark")).otherwise(pl.lit("eval")),
-            step="step", running_mean_images_per_sec=finite("mean"),
-            uncertainty_images_per_sec=finite("unc"), jitter_images_per_sec=finite("jitter"),
-            interval_images_per_sec=pl.col("interval").fill_nan(None),
-            loss=pl.lit(None, dtype=pl.Float64) if forward_only else finite("loss"),
-            loss_not_finite=timed & ~pl.col("loss").is_finite(),
-            top1_accuracy_pct=finite("top1", FRACTION_TO_PCT),
-            top5_accuracy_pct=finite("top5", FRACTION_TO_PCT),
-            logged_at_unix_s=pl.when(pl.col("epoch") >= 0).then(pl.col("epoch")),
-            source_line="line",
-        ).cast(_STEPS_SCHEMA)  # type: ignore[arg-type]
 
 
 def _step_dicts(run: Run, key: dict[str, object]) -> list[dict[str, object]]:
@@ -252,16 +297,16 @@ _HALF_UNIT = 0.05  # means are printed with %.1f
 _MAX_ROUNDING_ERROR = 0.02
 
 
-def _step_summary(steps: pl.DataFrame | list[dict[str, object]]) -> dict[str, object]:
+def _step_summary(steps: StepArrays | list[dict[str, object]]) -> dict[str, object]:
     if isinstance(steps, list):
         timed = [s for s in steps if s["phase"] == "benchmark"]
         count, nan_loss = len(timed), sum(bool(s["loss_not_finite"]) for s in timed)
         first, last = (timed[0], timed[-1]) if timed else ({}, {})
     else:
-        rows = steps.filter(pl.col("phase") == "benchmark")
-        count, nan_loss = rows.height, int(rows["loss_not_finite"].sum())
-        first, last = (rows.row(0, named=True), rows.row(-1, named=True)) if count \
-            else ({}, {})
+        rows = steps.timed()
+        count, nan_loss = len(rows), sum(not math.isfinite(steps.loss[i]) for i in rows)
+        first, last = ((steps.summary_row(rows[0]), steps.summary_row(rows[-1])) if rows
+                       else ({}, {}))
     return {
         "step_count": count,
         "first_step": first.get("step"),

@@ -70,6 +70,38 @@ def test_tagged_horovod_ranks_each_give_a_run_and_totals_are_not_summed():
     assert step_ranks == [0, 0, 1, 1]
 
 
+def test_steps_of_a_file_with_runs_of_several_ranks_carry_their_run_and_rank():
+    def rank(r: int, runs: list[list[tuple[int, float]]]) -> list[str]:
+        lines = []
+        for rows in runs:  # a header after a total: the job ran again
+            lines += header() + ["Running warm up", *steps(*rows), *total(rows[-1][1])]
+        return [f"[1,{r}]<stdout>:{line}" for line in lines]
+
+    # 1 launcher line; per run: 14 header lines, warm up, 'Step' row, steps, 3 total lines
+    result = parse(["launcher chatter", *rank(0, [[(1, 100.0), (10, 110.0)], [(1, 90.0)]]),
+                    *rank(1, [[(1, 200.0), (10, 210.0)]])])
+    assert result.problems == []
+    rows = result.tables[STEPS].select(
+        "rank", "run_index", "step", "running_mean_images_per_sec", "interval_images_per_sec",
+        "source_line").rows()
+    assert rows == [
+        (0, 1, 1, 100.0, 1 / (1 / 100.0), 18),
+        (0, 1, 10, 110.0, 9 / (10 / 110.0 - 1 / 100.0), 19),
+        (0, 2, 1, 90.0, 1 / (1 / 90.0), 39),
+        (1, 1, 1, 200.0, 1 / (1 / 200.0), 59),
+        (1, 1, 10, 210.0, 9 / (10 / 210.0 - 1 / 200.0), 60),
+    ]
+    summaries = result.tables[RUNS].select(
+        "rank", "run_index", "step_count", "first_step", "last_step",
+        "first_step_images_per_sec", "last_running_mean_images_per_sec",
+        "last_interval_images_per_sec", "nan_loss_steps", "images_per_sec_total").rows()
+    assert summaries == [
+        (0, 1, 2, 1, 10, 100.0, 110.0, 9 / (10 / 110.0 - 1 / 100.0), 0, 110.0),
+        (0, 2, 1, 1, 1, 90.0, 90.0, 1 / (1 / 90.0), 0, 90.0),
+        (1, 1, 2, 1, 10, 200.0, 210.0, 9 / (10 / 210.0 - 1 / 200.0), 0, 210.0),
+    ]
+
+
 def test_untagged_horovod_blocks_merge_into_one_job_with_the_first_total():
     block = header(batch=128, devices=HVD2, variables="horovod")
     body = ["Generating model", "Generating model", "Running warm up", "Running warm up",
@@ -242,6 +274,17 @@ def test_interval_rate_from_running_means():
                                *total(110.0)])
     intervals = result.tables[STEPS]["interval_images_per_sec"].to_list()
     assert intervals == [pytest.approx(100.0), pytest.approx(9 / (10 / 110.0 - 1 / 100.0))]
+
+
+def test_a_subnormal_running_mean_leaves_intervals_null_and_the_run_loads():
+    """1e-320 images/sec squares to 0: the interval's rounding doubt cannot be worked out,
+    so no interval is given (it used to fail the file with ZeroDivisionError)."""
+    result = parse(header() + ["Running warm up", *steps((1, 1e-320), (10, 110.0)),
+                               *total(110.0)])
+    steps_rows = result.tables[STEPS]
+    assert steps_rows["interval_images_per_sec"].to_list() == [None, None]
+    assert steps_rows["running_mean_images_per_sec"].to_list() == [1e-320, 110.0]
+    assert result.tables[RUNS]["images_per_sec_total"].to_list() == [110.0]
 
 
 def test_garbled_step_line_is_held_back_and_the_rest_loads():
