@@ -135,16 +135,16 @@ def current() -> ChartCache | None:
     return _ACTIVE.get()
 
 
-def memo(build: Callable[P, Plot | None]) -> Callable[P, Plot | None]:
+def memo(build: Callable[P, Plot | None]) -> Callable[P, Plot | Pending | None]:
     """A function making a Plot from its arguments only, remembered by their digest."""
     @functools.wraps(build)
-    def cached(*args: P.args, **kwargs: P.kwargs) -> Plot | None:
+    def cached(*args: P.args, **kwargs: P.kwargs) -> Plot | Pending | None:
         cache = _ACTIVE.get()
         if cache is None:
             return build(*args, **kwargs)
         key = digest(build.__module__, build.__qualname__, args, kwargs)
         return cache.plot(key, Task(build.__module__, build.__qualname__, args, kwargs))
-    return cached  # type: ignore[return-value] - a Pending stands for the Plot
+    return cached  # a Pending stands for the Plot until the page asks for it
 
 
 class Pending:

@@ -14,6 +14,7 @@ as it would be in-process.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import multiprocessing
 import os
@@ -87,7 +88,7 @@ class Drawing:
     def settle(self) -> None:
         """Charts still waiting for a pool that was never started: too few to start one, or
         one of them is asked for (the report's own process makes them)."""
-        for task, future in self._waiting:
+        for _, future in self._waiting:
             if future.set_running_or_notify_cancel():
                 future.set_exception(NotStarted())
         self._waiting = []
@@ -100,7 +101,7 @@ class Drawing:
             except Exception as exc:  # noqa: BLE001 - a broken pool: built in-process
                 done = Future()
                 done.set_exception(exc)
-            done.add_done_callback(lambda d, w=waiting: _copy(d, w))
+            done.add_done_callback(functools.partial(_copy, waiting=waiting))
         self.handed += len(self._waiting)
         self._waiting = []
 

@@ -157,7 +157,7 @@ class Section:
 
     def html(self, draw: Callable[[Plot], str], first: bool = False) -> str:
         cls = ' class="first"' if first else ""
-        body = []
+        body: list[str] = []
         for part in self.parts:
             if isinstance(part, (Plot, Pending)):
                 body.extend(draw(p) for p in resolved([part]))
