@@ -92,7 +92,9 @@ class ChartCache:
         return Pending(self, key, task, self.drawing.submit(task))
 
     def _made(self, key: str, made: Plot | None, drawn: str | None) -> None:
-        self._used_plots[key] = None if made is None else dataclasses.asdict(made)
+        # its fields as they are: dataclasses.asdict would deep-copy the spec and its data
+        self._used_plots[key] = None if made is None else {
+            f.name: getattr(made, f.name) for f in dataclasses.fields(made)}
         if drawn is not None and made is not None:
             self._svgs[digest(full_spec(made))] = drawn
 
