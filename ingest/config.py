@@ -96,6 +96,12 @@ def partitions(option: list[str] | None = None) -> list[str]:
     return sorted(set(cleaned))
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: the default count of parse and chart workers."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        os.cpu_count() or 1
+
+
 def parse_workers(option: int | None = None) -> int | None:
     """Processes that examine files; None: one per core, 0: none (the run's own process)."""
     if option is not None:

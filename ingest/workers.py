@@ -25,6 +25,7 @@ from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+from ingest import config
 from ingest.discovery import FoundFile
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine
 from ingest.reading import Unreadable, read_file
@@ -59,8 +60,7 @@ def worker_count(option: int | None = None) -> int:
     examines every file in the run's own process."""
     if option is not None:
         return option
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        os.cpu_count() or 1
+    return config.usable_cores()
 
 
 def examine_found(file: FoundFile, prior: LedgerEntry | None, settings: Settings

@@ -17,12 +17,12 @@ from __future__ import annotations
 import functools
 import importlib
 import multiprocessing
-import os
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from ingest import config
 from reports import charts
 from reports.charts import Plot
 
@@ -59,8 +59,7 @@ def worker_count(option: int | None = None) -> int:
     in the report's own process (one worker would only take its place)."""
     if option is not None:
         return option
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        os.cpu_count() or 1
+    return config.usable_cores()
 
 
 class Drawing:
