@@ -166,12 +166,14 @@ class Pending:
         return self._plot
 
     def _from_worker(self) -> tuple[Plot | None, str | None]:
+        drawing = self._cache.drawing
         if self._future is not None:
-            self._cache.drawing.settle()
-            try:
-                return self._future.result()
-            except Exception:  # noqa: BLE001 - made here: a chart's own error is raised here
-                pass  # (no worker took it, the pool broke, an argument did not pickle)
+            drawing.settle()
+            if not drawing.take_back(self._future):
+                try:
+                    return self._future.result()
+                except Exception:  # noqa: BLE001 - made here: a chart's own error is raised
+                    pass  # here (no worker took it, the pool broke, an argument did not pickle)
         return self._task.build(), None
 
 

@@ -1,4 +1,4 @@
-"""Charts built and drawn in worker processes, one per core, while the report is assembled.
+"""Charts built and drawn in worker processes while the report is assembled.
 
 Building a chart with Altair and drawing it with vl-convert is CPU-bound Python and Rust,
 about a tenth of a second each, and a lab's report has about a hundred: the report's
@@ -6,6 +6,11 @@ largest cost on a cold run. A chart function (`chart_cache.memo`) is a module-le
 of plain values and frames, so a worker can call it by name with the same arguments and
 send back the Plot and, for the static page, its SVG. The page is the same byte for byte
 wherever a chart was drawn (ids are numbered per chart: charts.py).
+
+The report's own process is one of the drawing processes: one core is one worker fewer.
+While it assembles the sections the workers run ahead; when the page asks for a chart no
+worker has started yet, the report takes it back and builds it itself rather than wait
+(each worker costs about 250 MB: polars, Altair and vl-convert).
 
 A worker that dies or cannot take a task costs time, never a chart: the chart is built
 again in the report's own process. An error raised by the chart function itself is raised
@@ -55,8 +60,8 @@ def build_and_draw(task: Task, draw_svg: bool) -> tuple[Plot | None, str | None]
 
 
 def worker_count(option: int | None = None) -> int:
-    """The option (SIZING_REPORT_WORKERS), else one per usable core; 0 or 1 draws every chart
-    in the report's own process (one worker would only take its place)."""
+    """Processes that draw, the report's own among them: the option (SIZING_REPORT_WORKERS),
+    else one per usable core; 0 or 1 draws every chart in the report's own process."""
     if option is not None:
         return option
     return config.usable_cores()
@@ -66,11 +71,14 @@ class Drawing:
     """The worker pool of one report, started when enough charts are to be drawn."""
 
     def __init__(self, workers: int, draw_svg: bool) -> None:
+        """`workers`: processes that draw, the report's own among them."""
         self.workers = workers
         self.draw_svg = draw_svg
         self._pool: ProcessPoolExecutor | None = None
         self._waiting: list[tuple[Task, Future]] = []
+        self._handed: dict[Future, Future] = {}  # the report's future -> the pool's
         self.handed = 0  # charts handed to the workers
+        self.taken_back = 0  # of those, charts the report built itself
 
     def submit(self, task: Task) -> Future | None:
         """A future of (Plot, SVG), or None when the chart is better built in-process."""
@@ -79,10 +87,19 @@ class Drawing:
         future: Future = Future()
         self._waiting.append((task, future))
         if self._pool is None and len(self._waiting) >= MIN_CHARTS_FOR_WORKERS:
-            self._pool = _pool(self.workers)
+            self._pool = _pool(self.workers - 1)
         if self._pool is not None:
             self._hand_over()
         return future
+
+    def take_back(self, future: Future) -> bool:
+        """True when no worker has started the chart of `future` (and none will): the
+        report builds it itself instead of waiting for a worker to come to it."""
+        handed = self._handed.pop(future, None)
+        if handed is None or not handed.cancel():
+            return False
+        self.taken_back += 1
+        return True
 
     def settle(self) -> None:
         """Charts still waiting for a pool that was never started: too few to start one, or
@@ -100,12 +117,14 @@ class Drawing:
             except Exception as exc:  # noqa: BLE001 - a broken pool: built in-process
                 done = Future()
                 done.set_exception(exc)
+            self._handed[waiting] = done
             done.add_done_callback(functools.partial(_copy, waiting=waiting))
         self.handed += len(self._waiting)
         self._waiting = []
 
     def close(self) -> None:
         self.settle()
+        self._handed = {}
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None

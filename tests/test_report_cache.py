@@ -9,7 +9,7 @@ import json
 import multiprocessing
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from pathlib import Path
 
 import polars as pl
@@ -138,10 +138,11 @@ def page_drawn_by(store: Store, workers: int) -> tuple[str, ChartCache]:
 def test_charts_drawn_by_workers_make_the_same_page(warehouse):
     store = Store(connect(warehouse, read_only=True))
     alone, here = page_drawn_by(store, 0)
-    shared, pooled = page_drawn_by(store, 2)
+    shared, pooled = page_drawn_by(store, 3)
     assert here.drawing.handed == 0
-    # every chart went to the two workers (the sample report has more than enough to start
-    # them), and the page is the same byte for byte
+    # every chart was handed to the two workers (the sample report has more than enough to
+    # start them; the report's own process, the third, takes back those they had not
+    # started), and the page is the same byte for byte
     assert pooled.drawing.handed == pooled.misses == here.misses
     assert here.misses >= drawing.MIN_CHARTS_FOR_WORKERS
     assert shared == alone
@@ -161,6 +162,33 @@ def test_workers_that_die_cost_time_never_a_chart(warehouse, monkeypatch):
     assert pooled.drawing.handed == pooled.misses > 0
     assert shared == alone
     assert len(re.findall(r'<figure class="chart"', shared)) >= drawing.MIN_CHARTS_FOR_WORKERS
+
+
+class IdleWorkers(Executor):
+    """A pool whose workers never start a task (all busy elsewhere)."""
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        return Future()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        pass
+
+
+def test_charts_no_worker_started_are_taken_back(warehouse, monkeypatch):
+    """The report's own process is one of the drawing processes: a chart the page asks for
+    that no worker has started is built there rather than waited for."""
+    store = Store(connect(warehouse, read_only=True))
+    alone, _ = page_drawn_by(store, 0)
+    pools: list[int] = []
+
+    def idle_pool(workers: int) -> Executor:
+        pools.append(workers)
+        return IdleWorkers()
+    monkeypatch.setattr(drawing, "_pool", idle_pool)
+    shared, pooled = page_drawn_by(store, 2)
+    assert pools == [1]  # two drawing processes: one worker and the report's own
+    assert pooled.drawing.taken_back == pooled.drawing.handed == pooled.misses > 0
+    assert shared == alone
 
 
 def test_a_few_charts_are_drawn_without_workers(warehouse, tmp_path):
