@@ -20,6 +20,7 @@ the wrong type is likewise left out with a warning. Context never rejects a resu
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import re
@@ -86,6 +87,11 @@ class RunContext:
     conflicts: tuple[LabelConflict, ...] = ()
 
     def row(self) -> dict[str, object]:
+        return dict(self._row)
+
+    @functools.cached_property
+    def _row(self) -> dict[str, object]:
+        # once per context: the files of a folder, or of an archive without run.yaml, share it
         return {**self.values, "tags": _json(self.tags),
                 "context_files": ";".join(self.files) or None,
                 "path_context": _json(self.path_values), "context_sources": _json(self.sources),
@@ -247,6 +253,8 @@ class ContextResolver:
         self.conventions = conventions
         self._sidecars = dict(sidecars or {})
         self._resolved: dict[str, RunContext] = {}
+        self._shared: dict[tuple, RunContext] = {}  # see _sharing
+        self._sharing_of: dict[str, tuple | None] = {}  # folder -> its files' sharing key
         self._by_folder: dict[str, _ContextFile] = {}  # folder ("" = raw root) -> its run.yaml
         self.errors: dict[str, str] = {}  # run.yaml not applied -> why
         for relpath, data in sorted(run_yamls.items()):
@@ -264,9 +272,31 @@ class ContextResolver:
     def resolve(self, relpath: str) -> RunContext:
         """The file's effective context (computed once per path). Context that cannot be
         applied is left out and named in `warnings`; nothing here raises ContextError."""
-        if relpath not in self._resolved:
-            self._resolved[relpath] = self._resolve(relpath)
-        return self._resolved[relpath]
+        found = self._resolved.get(relpath)
+        if found is None:
+            sharing = self._sharing(relpath)
+            if sharing is None:
+                found = self._resolve(relpath)
+            else:
+                if sharing not in self._shared:
+                    self._shared[sharing] = self._resolve(relpath)
+                found = self._shared[sharing]
+            self._resolved[relpath] = found
+        return found
+
+    def _sharing(self, relpath: str) -> tuple | None:
+        """What a file's context depends on besides its own name: the run.yaml files above
+        it and its folder's sidecar. Files with the same key share one RunContext (100,000
+        files under a handful of run.yaml have a handful of contexts). None: a path
+        convention reads the file's own name, so its context is its own."""
+        if self.conventions:
+            return None
+        folder = relpath.rsplit("/", 1)[0] if "/" in relpath else ""
+        if folder not in self._sharing_of:
+            self._sharing_of[folder] = (
+                tuple(f for f in _ancestors(relpath) if f in self._by_folder),
+                folder if folder in self._sidecars else None)
+        return self._sharing_of[folder]
 
     def _resolve(self, relpath: str) -> RunContext:
         values: dict[str, object] = {}

@@ -11,7 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ingest import path_conventions
-from ingest.run_context import ContextError, ContextResolver, parse_run_yaml
+from ingest.run_context import (
+    ContextError,
+    ContextResolver,
+    SidecarContext,
+    parse_run_yaml,
+)
 from tests.test_safe_yaml import laughs
 
 PROPERTY = settings(max_examples=150, deadline=None, derandomize=True,
@@ -144,6 +149,35 @@ def test_broken_path_conventions_are_named_on_every_file():
     assert context.values["system"] == "pod-a"
     assert context.warnings == ("reference/path_conventions.yaml not applied: not valid "
                                 "YAML: x",)
+
+
+def test_files_share_a_context_only_when_nothing_of_theirs_differs():
+    """Contexts are resolved once per set of run.yaml above a file and its folder's
+    sidecar (an archive of 100,000 files under a few run.yaml has a few contexts)."""
+    sidecar = SidecarContext({"model": "llama"}, {"model": "b/meta.json"})
+    resolver = ContextResolver({"run.yaml": ROOT, "a/run.yaml": b"nodes: 4\n"}, None, None,
+                               {"b": sidecar})
+    under_a, also_a, below_a = (resolver.resolve(p) for p in
+                                ("a/x.csv", "a/y.csv", "a/deeper/z.csv"))
+    assert under_a is also_a is below_a  # the same run.yaml above, no sidecar
+    assert under_a.values == {"system": "pod-a", "nodes": 4, "precision": "fp16"}
+    assert under_a.files == ("a/run.yaml", "run.yaml")
+    root_only, with_sidecar = resolver.resolve("c/x.csv"), resolver.resolve("b/x.csv")
+    assert root_only is not with_sidecar
+    assert (root_only.values["nodes"], root_only.sidecar) == (2, {})
+    assert with_sidecar.sidecar == {"model": "llama"}
+    assert with_sidecar.sources["model"] == "sidecar:b/meta.json"
+    # a row is a copy: a caller adding to it changes no other file's
+    row = under_a.row()
+    row["source_file"] = "a/x.csv"
+    assert "source_file" not in also_a.row()
+    # a path convention reads the file's own name: each file its own context
+    conventions = path_conventions.load(
+        b"- {name: layout, pattern: '/(?P<system>pod-[a-z])/'}")
+    by_name = ContextResolver({"run.yaml": ROOT}, conventions)
+    b, c = by_name.resolve("runs/pod-b/x.csv"), by_name.resolve("runs/pod-c/x.csv")
+    assert (b.values["system"], c.values["system"]) == ("pod-a", "pod-a")  # run.yaml first
+    assert (b.path_values, c.path_values) == ({"system": "pod-b"}, {"system": "pod-c"})
 
 
 # whatever the bytes or the structure: a context, or ContextError; never anything else
