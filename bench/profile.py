@@ -8,7 +8,10 @@ raw step it splits waiting for the parse workers, bulk validation, writing rows 
 bookkeeping, timed by wrapping those functions (no profiler: its overhead would distort
 the Python-heavy parts). Writes bench/results/profile-<files>.json.
 
-    python -m bench.profile [--files 10000] [--work DIR]
+    python -m bench.profile [--files 10000] [--work DIR] [--then-one-new-file]
+
+With --then-one-new-file, one file is then added and a second run over the same warehouse
+is profiled the same way (the incremental run the schedule makes most often).
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bench.archive import write_archive
+from bench.archive import write_archive, write_one_file
 
 PROJECT = Path(__file__).resolve().parents[1]
 CORPUS = PROJECT.parent / "shared" / "corpus"
 SPENT: dict[str, float] = defaultdict(float)  # part of the raw step -> seconds
+INSTRUMENTED: list[bool] = []
 
 
 def timed(part: str, function: Callable) -> Callable:
@@ -82,7 +86,10 @@ def profile(raw: Path, warehouse: Path) -> dict:
     imported = time.perf_counter()
     instance = dg.DagsterInstance.ephemeral()
     ready = time.perf_counter()
-    instrument()
+    if not INSTRUMENTED:
+        instrument()
+        INSTRUMENTED.append(True)
+    SPENT.clear()
     result = defs.resolve_job_def("ingest").execute_in_process(
         run_config={"resources": {"warehouse": {"config": {
             "raw_dir": str(raw), "path": str(warehouse)}}},
@@ -107,7 +114,7 @@ def profile(raw: Path, warehouse: Path) -> dict:
             "dagster_between_steps_s": job_s - sum(steps.values())}
 
 
-def print_profile(files: int, found: dict) -> None:
+def print_profile(files: int, found: dict, what: str = "cold run") -> None:
     steps = found["steps_s"]
     raw_step = next((s for s in steps if "ingest_raw_files" in s), None)
     report = next((s for s in steps if "sizing_report" in s), None)
@@ -133,7 +140,7 @@ def print_profile(files: int, found: dict) -> None:
         rows.append(("report", steps[report]))
     rows.append(("Dagster between steps (events, step set-up)",
                  found["dagster_between_steps_s"]))
-    print(f"cold run over {files:,} files: {total:.2f} s in-process")
+    print(f"{what} over {files:,} files: {total:.2f} s in-process")
     print("| part | s | share |\n|---|---|---|")
     for what, seconds in rows:
         print(f"| {what} | {seconds:.2f} | {seconds / total:.0%} |")
@@ -143,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench.profile", description=__doc__)
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--work", type=Path)
+    parser.add_argument("--then-one-new-file", action="store_true")
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="sizing-profile-"))
     try:
@@ -150,12 +158,18 @@ def main(argv: list[str] | None = None) -> int:
         write_archive(raw, args.files, CORPUS if CORPUS.is_dir() else None)
         files = sum(1 for p in raw.rglob("*") if p.is_file())
         found = profile(raw, work / "profile.duckdb")
+        if args.then_one_new_file:
+            write_one_file(raw / "profile-new-run", seed=args.files + 7)
+            found["one_new_file"] = profile(raw, work / "profile.duckdb")
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     out = PROJECT / "bench" / "results" / f"profile-{args.files}.json"
     out.write_text(json.dumps({"files": files, **found}, indent=2) + "\n")
     print_profile(files, found)
+    if "one_new_file" in found:
+        print()
+        print_profile(files + 1, found["one_new_file"], "one new file")
     print(f"\nwritten {out.relative_to(PROJECT)}")
     return 0
 

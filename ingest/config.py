@@ -111,7 +111,8 @@ def parse_workers(option: int | None = None) -> int | None:
 
 
 def report_workers(option: int | None = None) -> int | None:
-    """Processes that draw the report's charts; None: one per core, 0 or 1: none."""
+    """Processes that draw the report's charts, the run's own among them; None: one per
+    core, 0 or 1: the run's own only."""
     if option is not None:
         return option
     value = os.environ.get(REPORT_WORKERS_ENV)
