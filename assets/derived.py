@@ -5,6 +5,7 @@ the table's `fresh` check, and lets the run go on. Every derived asset builds th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Sequence
 
 import dagster as dg
@@ -17,6 +18,7 @@ from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.spec import Table
 from store.lake_run import retrying
 from store.store import Store
+from transforms.derived import FolderUpdate
 from transforms.freshness import FRESH, mark_fresh, mark_stale, status
 
 CHECK_FRESH = "fresh"
@@ -40,21 +42,26 @@ Event = dg.MaterializeResult | dg.AssetCheckResult
 
 
 def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Sequence[Table],
-            build: Callable[[Store], object], core: bool = False) -> Iterator[Event]:
+            build: Callable[..., object], core: bool = False,
+            by_folder: Sequence[Table] = ()) -> Iterator[Event]:
     """Run `build` as one transaction and report each table with its `fresh` check. For a
     core table, rows of files gone from disk are then left out (unless the warehouse
     resource keeps them). Tables none of whose inputs changed in this run keep their
-    content: reported with rebuilt=false and the data version they had."""
+    content: reported with rebuilt=false and the data version they had.
+    `by_folder`: the inputs whose rows are per file and grouped by run folder; when only
+    their rows changed, and for few files, `build` is also given a FolderUpdate, and only
+    the folders of those files are replaced (transforms/derived.py)."""
     with warehouse.writer(serialized=True) as store:
         changed = inputs_changed(context, store, tables)
         if not changed:
             yield from _kept(context, store, tables)
             return
         reason, held_back, recorded = None, None, []
+        update = folder_update(context, store, changed, by_folder)
 
         def build_all() -> object:
             with store.transaction():
-                built = build(store)
+                built = build(store) if update is None else build(store, update)
                 if core and not warehouse.keep_missing:
                     for table in tables:
                         leave_out_missing(store, table)
@@ -73,6 +80,8 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
             metadata = table_metadata(store, table)
             metadata.update(rebuilt=dg.MetadataValue.bool(reason is None),
                             inputs_changed=dg.MetadataValue.json(changed))
+            if update is not None and update.units is not None and reason is None:
+                metadata["updated_folders"] = dg.MetadataValue.json(update.units)
             if held_back is not None:
                 metadata["rows_quarantined"] = dg.MetadataValue.int(held_back)
             check_metadata: dict[str, dg.MetadataValue] = {}
@@ -107,6 +116,21 @@ def inputs_changed(context: dg.AssetExecutionContext, store: Store,
     changed |= set(everything.filter(pl.col("built_run_id") == context.run_id)
                    ["table_name"].to_list())
     return [d for d in deps if d in changed]
+
+
+def folder_update(context: dg.AssetExecutionContext, store: Store, changed: list[str],
+                  by_folder: Sequence[Table]) -> FolderUpdate | None:
+    """A FolderUpdate for the files this run changed, when only inputs grouped by run folder
+    changed (not the context, a reference table or another derived table) and the run
+    listed its files (few changed, and nothing forces a whole rebuild); else None."""
+    if not by_folder or not set(changed) <= {t.key for t in by_folder}:
+        return None
+    listed = store.query(f"SELECT files_changed FROM {INGESTION_RUNS.qualified} "
+                         "WHERE run_id = ?", [context.run_id])
+    if listed.is_empty() or listed["files_changed"][0] is None:
+        return None
+    files = json.loads(listed["files_changed"][0])
+    return FolderUpdate([str(f) for f in files]) if isinstance(files, list) else None
 
 
 def _kept(context: dg.AssetExecutionContext, store: Store, tables: Sequence[Table]

@@ -60,6 +60,9 @@ class Limits:
 
 Progress = Callable[[int, int], None]  # (files done, files in all)
 CHUNK_FILES = 1000  # files parsed, validated and written together
+# A run that changed more files than this rebuilds its core tables whole (raw.ingestion_runs
+# .files_changed is NULL): replacing thousands of folders costs what a rebuild costs.
+MAX_FILES_CHANGED_LISTED = 1000
 
 
 def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
@@ -162,6 +165,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         report.data_changed = forced or bool(changed)
         report.tables_changed = sorted(
             {t.key for t in [*tables, FILE_CONTEXT]} if forced else _tables_changed(changed))
+        report.files_changed = None if forced or len(changed) > MAX_FILES_CHANGED_LISTED \
+            else sorted({o.relpath for o, _ in changed})
         ledger.write_bookkeeping(store, report, kept, contexts, scope)
         faults.checkpoint("before-commit")
     return report

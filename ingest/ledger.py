@@ -5,6 +5,7 @@ quarantine, the run's own row, every file's context, and files gone from the raw
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -47,6 +48,8 @@ class IngestReport:
     code_fingerprint: str = ""
     raw_code_version: str = ""
     tables_changed: list[str] = field(default_factory=list)  # raw tables whose rows changed
+    # the files whose rows changed, when few did and nothing else forces a whole rebuild
+    files_changed: list[str] | None = None
 
     def counts(self) -> Counter[str]:
         return Counter(o.status for o in self.outcomes)
@@ -292,6 +295,8 @@ def _run_row(report: IngestReport) -> pl.DataFrame:
         "data_changed": report.data_changed, "code_fingerprint": report.code_fingerprint,
         "raw_code_version": report.raw_code_version,
         "tables_changed": ",".join(report.tables_changed),
+        "files_changed": None if report.files_changed is None
+        else json.dumps(report.files_changed),
         "missing_rows_kept": report.keep_missing,
         "derived_complete": False if report.data_changed else None,
     }]))

@@ -94,6 +94,10 @@ INGESTION_RUNS = Table(
              "of them when the run rebuilds everything: new code, an unfinished rebuild). "
              "Only the derived tables downstream of one of them are rebuilt; the others keep "
              "their content, and their Dagster materialization says rebuilt=false."),
+        text("files_changed", "The files whose rows this run changed, as a JSON array of "
+             "paths, when at most 1,000 did; NULL when more did or the run rebuilds "
+             "everything. A core table whose rows are grouped by run folder replaces only "
+             "the folders of these files (its materialization's updated_folders)."),
     ),
     lineage=False,
 )

@@ -1,7 +1,8 @@
 """A run rebuilds only the derived tables downstream of the raw tables whose rows changed:
 one new perf_analyzer file rebuilds the inference tables and the report, and keeps the
 training and storage tables as they were (materialized with rebuilt=false and their old data
-version); a changed run.yaml changes every file's context, so every core table is rebuilt."""
+version); a changed run.yaml changes every file's context, so every core table is rebuilt.
+A few changed files replace only their run folders' rows in core.inference_measurements.
 
 from __future__ import annotations
 
@@ -83,3 +84,55 @@ def test_a_changed_run_yaml_rebuilds_every_core_table(first):
     assert changed == "raw.file_context"
     events = materialized(r2)
     assert all(events[t]["metadata"]["rebuilt"].value for t in (*INFERENCE, *KEPT))
+
+
+def core_rows(warehouse: Path, table: str) -> list[tuple]:
+    return query(warehouse, f"SELECT * FROM {table} ORDER BY ALL")
+
+
+def held_back(warehouse: Path, table: str) -> list[tuple]:
+    return query(warehouse, "SELECT source_file, location, reason, row_values FROM "
+                 "raw.quarantine WHERE target_table = ? ORDER BY ALL", [table])
+
+
+def test_changed_files_replace_only_their_folders_and_equal_a_rebuild(first, tmp_path):
+    """A few changed files replace the rows of their run folders in
+    core.inference_measurements (a Model Analyzer export's GPU file changes the rows of its
+    inference file, which did not change), and the table equals one built from nothing."""
+    raw, warehouse, _ = first
+    table = "core.inference_measurements"
+    gpu = raw / "inference/h100-bm-01/model_analyzer/results/metrics-model-gpu.csv"
+    gpu.write_text(gpu.read_text().replace(",1306.0,", ",9306.0,"))
+    r2 = run(raw, warehouse)
+    assert query(warehouse, "SELECT files_changed FROM raw.ingestion_runs WHERE run_id = ?",
+                 [r2.run_id]) == [('["inference/h100-bm-01/model_analyzer/results/'
+                                   'metrics-model-gpu.csv"]',)]
+    metadata = materialized(r2)[table]["metadata"]
+    assert metadata["updated_folders"].value == [
+        "inference/h100-bm-01/model_analyzer", "inference/h100-bm-01/model_analyzer/results"]
+    # the inference file's row at concurrency 64 took the new peak memory
+    assert query(warehouse, f"SELECT gpu_memory_mb FROM {table} WHERE run_folder = "
+                 "'inference/h100-bm-01/model_analyzer' AND model = 'resnet50_trt' AND "
+                 "concurrency = 64 AND config_variant = 'resnet50_trt_config_default'"
+                 ) == [(9306.0,)]
+    fresh = tmp_path / "fresh" / "lab.duckdb"
+    run(raw, fresh)
+    assert core_rows(warehouse, table) == core_rows(fresh, table)
+    assert held_back(warehouse, table) == held_back(fresh, table)
+
+    # a new sweep in a new folder, and one gone from disk
+    sweep = (raw / PA_DIR / "bert_large_onnx-results.csv").read_text()
+    (raw / "inference/new-box" / "perf_analyzer").mkdir(parents=True)
+    (raw / "inference/new-box/perf_analyzer/bert_large_onnx-results.csv").write_text(sweep)
+    (raw / PA_DIR / "bert_large_onnx-results.csv").unlink()
+    r3 = run(raw, warehouse)
+    assert materialized(r3)[table]["metadata"]["updated_folders"].value == [
+        "inference/h100-bm-01/perf_analyzer", "inference/new-box/perf_analyzer"]
+    assert query(warehouse, f"SELECT count(*) FROM {table} WHERE source_file LIKE "
+                 "'inference/new-box/%'") == [(7,)]
+    assert query(warehouse, f"SELECT count(*) FROM {table} WHERE run_folder = ?",
+                 [PA_DIR]) == [(0,)]  # its file is gone from disk
+    fresh = tmp_path / "fresh2" / "lab.duckdb"
+    run(raw, fresh)
+    assert core_rows(warehouse, table) == core_rows(fresh, table)
+    assert held_back(warehouse, table) == held_back(fresh, table)

@@ -27,9 +27,10 @@ CHECK_PERCENTILES_ORDERED = "latency_percentiles_ordered"
 CHECK_HAS_MODEL = "every_measurement_names_its_model"
 CHECK_LITTLES_LAW = "littles_law"
 
-_INPUTS = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOINT,
-           MODEL_ANALYZER_CHECKPOINT_GPUS, PERF_ANALYZER, GENAI_PERF, FILE_CONTEXT,
-           REFERENCE_GPUS, INGESTED_FILES)
+# rows per file, joined within a run folder only (transforms/sql/inference_measurements.sql)
+_BY_FOLDER = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOINT,
+              MODEL_ANALYZER_CHECKPOINT_GPUS, PERF_ANALYZER, GENAI_PERF)
+_INPUTS = (*_BY_FOLDER, FILE_CONTEXT, REFERENCE_GPUS, INGESTED_FILES)
 
 
 @dg.asset(
@@ -43,8 +44,9 @@ _INPUTS = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOI
 )
 def inference_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [INFERENCE_MEASUREMENTS],
-                       lambda store: build_inference_measurements(store, context.run_id),
-                       core=True)
+                       lambda store, by_folder=None: build_inference_measurements(
+                           store, context.run_id, by_folder),
+                       core=True, by_folder=_BY_FOLDER)
 
 
 _WHERE = f"FROM {INFERENCE_MEASUREMENTS.qualified}"
