@@ -30,6 +30,7 @@ from ingest.engine import ingest
 from samples.generate import MODELS, VM_GPU_UUID, all_files, model_analyzer_results, run_yaml
 from samples.generate import write as write_files
 from schemas.collectives import COLLECTIVE_BANDWIDTH
+from schemas.context import FILE_CONTEXT
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.history import RULE_HISTORY
 from schemas.llm import LLM_SERVING_RUNS
@@ -366,3 +367,40 @@ def test_the_job_records_history_and_skips_it_when_nothing_changed(tmp_path):
     skipped = {e.step_key for e in third.all_events if e.event_type_value == "STEP_SKIPPED"}
     assert "sizing__rule_history" in skipped
     assert query(warehouse, "SELECT count(*) FROM sizing.rule_history")[0][0] == rows
+
+
+def test_current_values_read_the_context_of_the_cited_files_only(tmp_path):
+    """A cited file without a context row, tags NULL, not a dict or with a float, and float
+    context columns written as format(v, 'g'); a file no rule cites is not read."""
+    store = Store(connect(tmp_path / "w.duckdb"))
+    scores = next(f for f in FAMILIES if f.name == "mlperf_training_scores")
+    try:
+        store.ensure([FILE_CONTEXT, scores.table])
+        store.insert(FILE_CONTEXT, pl.DataFrame([
+            {"source_file": "a.log", "system": "s1", "gpu_memory_gb": 80.0,
+             "run_date": "2024-01-02", "tags": None},
+            {"source_file": "b.log", "gpu_memory_gb": 0.5, "nodes": 2, "tags": "[1, 2]"},
+            {"source_file": "d.log", "run_date": "2024-01-01",
+             "tags": '{"driver": 550.5, "os": "x", "none": null}'},
+            {"source_file": "uncited.log", "tags": "not JSON: never read"},
+        ], infer_schema_length=None))
+        store.insert(scores.table, pl.DataFrame([
+            {"round": "v4.0", "submitter": "acme", "system": "x1", "benchmark": "bert",
+             "score_min": 12.0, "rule": "v4.0", "source_files": "c.log;b.log;a.log;a.log"},
+            {"round": "v4.0", "submitter": "acme", "system": "x2", "benchmark": "bert",
+             "score_min": 7.0, "rule": "v4.0", "source_files": "d.log"},
+            {"round": "v4.0", "submitter": "acme", "system": "x3", "benchmark": "bert",
+             "score_min": None, "rule": "v4.0", "source_files": "c.log"},
+        ]))
+        values = current_values(store, [scores]).filter(pl.col("metric") == "score_min")
+    finally:
+        store.con.close()
+    assert values.select("rule_label", "rule_value", "source_files", "context",
+                         "benchmark_dates").rows() == [
+        ("v4.0 · acme · x1 · bert", 12.0, "a.log;b.log;c.log",
+         '{"gpu_memory_gb": ["0.5", "80"], "nodes": ["2"], "system": ["s1"]}', "2024-01-02"),
+        ("v4.0 · acme · x2 · bert", 7.0, "d.log", '{"driver": ["550.5"], "os": ["x"]}',
+         "2024-01-01"),
+        ("v4.0 · acme · x3 · bert", None, "c.log", None, None)]
+    assert values["rule_key"][0] == ('{"benchmark": "bert", "round": "v4.0", '
+                                     '"submitter": "acme", "system": "x1"}')
