@@ -15,10 +15,12 @@ from assets.report.sizing_report import REPORT_KEY
 from pipelines.cli import main
 from pipelines.definitions import defs
 from reports import charts
-from reports.html import esc, number
+from reports.html import Grid, esc, number
 from reports.paths import report_path
 from reports.report import render, write_report
+from reports.sections.inference import inference as inference_section
 from samples import generate
+from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.storage import (
     CHECKPOINT_WRITE,
     STORAGE_CAPABILITY,
@@ -186,6 +188,35 @@ def test_knee_plots_draw_the_slo_and_the_optima(page):
     kinds = {kind for kind, _, _ in plots(page)}
     # Model Analyzer's views: memory against latency, the latency breakdown
     assert {"memory-latency", "latency-breakdown"} <= kinds
+
+
+def test_a_knee_plot_point_is_the_median_of_a_levels_repeats(tmp_path):
+    # bert at concurrency 2 measured three times, the other levels once; a sweep without a
+    # config variant and system, and one without a batch size
+    measured = [("v1", None, "s1", 1, 80.0, 3.0), (None, 1, None, 1, 50.0, 4.0),
+                (None, 1, None, 2, 300.0, 9.0), (None, 1, None, 2, 100.0, 5.0),
+                (None, 1, None, 2, 200.0, 7.0)]
+    rows = [{"model": "bert", "gpu_model": "H100-80GB", "config_variant": variant,
+             "batch_size": batch, "system": system, "concurrency": c, "throughput_per_s": t,
+             "latency_p95_ms": p95} for variant, batch, system, c, t, p95 in measured]
+    con = connect(tmp_path / "levels.duckdb")
+    try:
+        store = Store(con)
+        store.ensure([INFERENCE_MEASUREMENTS])
+        store.insert(INFERENCE_MEASUREMENTS,
+                     INFERENCE_MEASUREMENTS.conform(pl.DataFrame(rows, infer_schema_length=None)))
+        found = inference_section(store)
+    finally:
+        con.close()
+    knee = next(p for part in found.parts if isinstance(part, Grid) for p in part.plots
+                if p.kind == "throughput-latency")
+    (points,) = knee.spec["datasets"].values()
+    assert [(r["sweep"], r["concurrency"], r["throughput_per_s"], r["latency_p95_ms"])
+            for r in points] == [("v1 · batch – · s1", 1, 80.0, 3.0),
+                                 ("(no variant) · batch 1 · (no system)", 1, 50.0, 4.0),
+                                 ("(no variant) · batch 1 · (no system)", 2, 200.0, 7.0)]
+    assert (knee.points, knee.series) == (3, 2)
+    assert found.gaps[0].startswith("Latency breakdown: 2 of 2 sweeps have no server compute")
 
 
 def test_training_pivot_has_a_column_per_gpu_count(built, page):
