@@ -2,7 +2,7 @@
 one new perf_analyzer file rebuilds the inference tables and the report, and keeps the
 training and storage tables as they were (materialized with rebuilt=false and their old data
 version); a changed run.yaml changes every file's context, so every core table is rebuilt.
-A few changed files replace only their run folders' rows in core.inference_measurements.
+A few changed files replace only their run folders' rows in core.inference_measurements."""
 
 from __future__ import annotations
 
