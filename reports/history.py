@@ -184,58 +184,122 @@ class Comparison:
 
 def by_values(rows: pl.DataFrame, by: str, model: str | None = None) -> list[str]:
     """The values `by` takes in the family's rows (a key column or a context field)."""
-    return sorted({v for _, v, _ in _picked(rows, by, model)}, key=natural)
+    return sorted({v for _, v, _ in _picked(_reading(rows, by, model), ())}, key=natural)
 
 
-# What a picked value keeps of its row (compare, _loose): a lab's archive has tens of
-# thousands of rules, and whole rows (their context and run.yaml labels) held as dicts took
-# the report from 0.4 to 0.7 GB.
+# What a picked value keeps of its row (compare, _loose), as a tuple read by position: a
+# lab's archive has tens of thousands of rules, and whole rows (their context and run.yaml
+# labels) held as dicts took the report from 0.4 to 0.7 GB.
 _KEPT = ("rule_key", "rule_value", "noise_cv_pct", "noise_samples", "ingest_run_id",
          "recorded_at", "source_files")
+_METRIC, _CONTEXT, _RULE_LABEL = len(_KEPT), len(_KEPT) + 1, len(_KEPT) + 2
+
+# Where a rule sits in a comparison, from its rule_key alone: group, by-value (None for a
+# context field: each row's context says), detail and the key left (a key column's; its
+# label, made only for the rules shown: most rules of an archive are on one GPU)
+_Place = tuple[str, str | None, str, dict | None]
+# A picked value: its _KEPT values, detail, rule_label (a context field's) and key left
+_Value = tuple[tuple, str, str | None, dict | None]
+
+# json.dumps(key, sort_keys=True, default=str), without a new encoder per rule
+_GROUP = json.JSONEncoder(sort_keys=True, default=str)
 
 
-def _picked(rows: pl.DataFrame, by: str, model: str | None, loose: Sequence[str] = ()
-            ) -> Iterator[tuple[tuple[str, str], str, dict]]:
-    """(group, metric), by-value and row (its _KEPT values, label and detail) of every
-    value that counts, oldest first. A key column compares the rules as they are now (a
-    removed rule drops out); a context field compares the latest value each rule had under
-    each of its values, which may be history (TensorRT 8.6 before the upgrade to 10.1)."""
-    keyed = by in key_columns(rows)
+@dataclass
+class _Reading:
+    """The history as one compare call reads it, parsed once: the values that count (rule
+    value present; for a key column the rules as they are now), oldest first, and each
+    distinct rule_key and context. They repeat (a rule's every recording, a run's context
+    on thousands of rules), and _loose reads the values again per LOOSE column: parsing
+    them per row and per pass was most of the report's Comparison (4.5 s at 100k files)."""
+
+    by: str
+    model: str | None
+    keyed: bool  # `by` is a key column, else a context field
+    values: pl.DataFrame  # _KEPT, metric (and context, rule_label for a context field)
+    keys: dict[str | None, dict]  # rule_key -> key_of
+    contexts: dict[str | None, dict[str, str]]  # context -> context_of (a context field)
+    places: dict[tuple[str, ...], dict[str | None, _Place | None]]  # by loose columns
+
+    def placed(self, loose: tuple[str, ...]) -> dict[str | None, _Place | None]:
+        """Each rule's place with `loose` left out of its key; kept, as _loose's last trial
+        is usually compare's own."""
+        if loose not in self.places:
+            self.places[loose] = {
+                k: _place(self.keys[k], self.by, self.keyed, self.model, loose)
+                for k in self.values["rule_key"].unique().to_list()}
+        return self.places[loose]
+
+
+def _reading(rows: pl.DataFrame, by: str, model: str | None) -> _Reading:
+    keys = {k: key_of(k) for k in rows["rule_key"].unique().to_list()}
+    keyed = any(by in key for key in keys.values())  # by in key_columns(rows)
     source = latest(rows) if keyed else rows
     read = [*_KEPT, "metric", *(() if keyed else ("context", "rule_label"))]
-    for row in source.filter(pl.col("rule_value").is_not_null()).sort(
-            ["at", "order"], nulls_last=False).select(read).iter_rows(named=True):
-        key = key_of(row["rule_key"])
-        if model is not None and text(key.get("model"), "") != model:
+    values = source.filter(pl.col("rule_value").is_not_null()).sort(
+        ["at", "order"], nulls_last=False).select(read)
+    contexts = {} if keyed else {c: context_of(c) for c in values["context"].unique().to_list()}
+    return _Reading(by, model, keyed, values, keys, contexts, {})
+
+
+def _place(key: dict, by: str, keyed: bool, model: str | None, loose: Sequence[str]
+           ) -> _Place | None:
+    """A rule's group (its key without `by` and `loose`, as JSON), by-value and key left
+    (when `by` is a key column) and detail (its `loose` values); None when not `model`'s."""
+    if model is not None and text(key.get("model"), "") != model:
+        return None
+    key = dict(key)  # popped below: the parsed key is shared by every pass
+    detail = " · ".join(text(key.pop(c, None)) for c in loose)
+    if not keyed:
+        return _GROUP.encode(key), None, detail, None
+    value = key.pop(by, None)
+    return _GROUP.encode(key), None if value is None else text(value), detail, key
+
+
+def _label(value: _Value) -> str | None:
+    """A value's rule in words: the key left, model first (a key column's), else its
+    rule_label."""
+    _, _, rule_label, key = value
+    if key is None:
+        return rule_label
+    return " · ".join(text(v) for _, v in sorted(
+        key.items(), key=lambda item: (item[0] != "model", item[0])))
+
+
+def _picked(reading: _Reading, loose: tuple[str, ...]
+            ) -> Iterator[tuple[tuple[str, str], str, _Value]]:
+    """(group, metric), by-value and value of every value that counts, oldest first. A key
+    column compares the rules as they are now (a removed rule drops out); a context field
+    compares the latest value each rule had under each of its values, which may be history
+    (TensorRT 8.6 before the upgrade to 10.1)."""
+    placed = reading.placed(loose)
+    for row in reading.values.iter_rows():
+        place = placed[row[0]]  # row[0]: its rule_key (_KEPT)
+        if place is None:
             continue
-        detail = " · ".join(text(key.pop(c, None)) for c in loose)
-        if keyed:
-            value = key.pop(by, None)
-            by_value = None if value is None else text(value)
-            label = " · ".join(text(v) for k, v in sorted(
-                key.items(), key=lambda item: (item[0] != "model", item[0])))
-        else:
-            by_value = context_of(row["context"]).get(by)
-            label = row["rule_label"]
+        group, by_value, detail, key = place
+        if not reading.keyed:
+            by_value = reading.contexts[row[_CONTEXT]].get(reading.by)
         if by_value is not None:
-            group = json.dumps(key, sort_keys=True, default=str)
-            yield ((group, row["metric"]), by_value,
-                   {**{c: row[c] for c in _KEPT}, "label": label, "detail": detail})
+            yield ((group, row[_METRIC]), by_value,
+                   (row[:_METRIC], detail, None if reading.keyed else row[_RULE_LABEL], key))
 
 
-def _loose(rows: pl.DataFrame, by: str, model: str | None) -> tuple[str, ...]:
+def _loose(reading: _Reading) -> tuple[str, ...]:
     """The LOOSE columns of `by` that can be left out without two rules colliding."""
-    keys = key_columns(rows)
-    if by not in keys:
+    if not reading.keyed:
         return ()
+    columns = {c for key in reading.keys.values() for c in key}
+    rules = reading.values.select("rule_key", "metric").unique().rows()
     free: list[str] = []
-    for column in LOOSE.get(by, ()):
-        if column not in keys:
+    for column in LOOSE.get(reading.by, ()):
+        if column not in columns:
             continue
-        rules: dict[tuple, set[str]] = {}
-        for group, by_value, row in _picked(rows, by, model, (*free, column)):
-            rules.setdefault((group, by_value), set()).add(row["rule_key"])
-        if all(len(found) == 1 for found in rules.values()):
+        placed = reading.placed((*free, column))
+        # each rule's (rule_key, metric) place: two rules collide when they share one
+        found = [(place[0], metric, place[1]) for rule_key, metric in rules
+                 if (place := placed[rule_key]) is not None and place[1] is not None]
+        if len(set(found)) == len(found):
             free.append(column)
     return tuple(free)
 
@@ -245,37 +309,18 @@ def compare(rows: pl.DataFrame, by: str, values: Sequence[str] = (),
     """The family's rules (`rows`: its sizing.rule_history) side by side under the values
     of `by` (all found, in natural order, or `values` in their order); `model` keeps the
     rules of one model."""
-    loose = _loose(rows, by, model)
-    latest_of: dict[tuple[str, str], dict[str, dict]] = {}
-    for group, by_value, row in _picked(rows, by, model, loose):
-        if not values or by_value in values:
-            latest_of.setdefault(group, {})[by_value] = row  # oldest first: the last wins
+    reading = _reading(rows, by, model)
+    loose = _loose(reading)
+    wanted = set(values)
+    latest_of: dict[tuple[str, str], dict[str, _Value]] = {}
+    for group, by_value, picked in _picked(reading, loose):
+        if not wanted or by_value in wanted:
+            latest_of.setdefault(group, {})[by_value] = picked  # oldest first: the last wins
     order = list(values) or sorted({v for found in latest_of.values() for v in found},
                                    key=natural)
-    out, single = [], 0
-    for (_, metric), found in sorted(latest_of.items(), key=lambda item: (
-            natural(next(iter(item[1].values()))["label"] or ""), item[0][1])):
-        present = [v for v in order if v in found]
-        if len(present) < 2:
-            single += 1
-            continue
-        reference = found[present[0]]
-        for value in present:
-            row = found[value]
-            change = (dict.fromkeys(("change_pct", "margin_pct", "margin_basis",
-                                     "exceeds_margin"))
-                      if value == present[0] else judged(reference, row))
-            out.append({"label": reference["label"], "metric": metric, "by_value": value,
-                        "detail": row["detail"],
-                        "reference": present[0], "value": row["rule_value"],
-                        "change_pct": change["change_pct"], "margin_pct": change["margin_pct"],
-                        "margin_basis": change["margin_basis"],
-                        "exceeds_margin": change["exceeds_margin"],
-                        "noise_cv_pct": row["noise_cv_pct"],
-                        "noise_samples": row["noise_samples"],
-                        "ingest_run_id": row["ingest_run_id"],
-                        "recorded_at": row["recorded_at"],
-                        "source_files": row["source_files"]})
+    shown = _shown(latest_of, order)
+    out = [row for (_, metric), found, present in shown
+           for row in _compared_rows(metric, found, present)]
     schema = {"label": pl.String, "metric": pl.String, "by_value": pl.String,
               "detail": pl.String, "reference": pl.String, "value": pl.Float64,
               "change_pct": pl.Float64,
@@ -283,8 +328,56 @@ def compare(rows: pl.DataFrame, by: str, values: Sequence[str] = (),
               "exceeds_margin": pl.Boolean, "noise_cv_pct": pl.Float64,
               "noise_samples": pl.Int64, "ingest_run_id": pl.String,
               "recorded_at": pl.String, "source_files": pl.String}
-    shown = {r["by_value"] for r in out}
-    return Comparison(by, [v for v in order if v in shown], pl.DataFrame(out, schema=schema),
-                      single, loose)
+    found_under = {r["by_value"] for r in out}
+    return Comparison(by, [v for v in order if v in found_under],
+                      pl.DataFrame(out, schema=schema), len(latest_of) - len(shown), loose)
+
+
+def _shown(latest_of: dict[tuple[str, str], dict[str, _Value]], order: list[str]
+           ) -> list[tuple[tuple[str, str], dict[str, _Value], list[str]]]:
+    """The groups with values under two or more of `order` (with those, in its order), by
+    the label of their first value, then metric. The others are left before sorting: they
+    are most of an archive's rules, and a sort key is a label and its natural key."""
+    # where each value stands in `order` (twice if given twice): a group's values in that
+    # order without scanning all of `order` per group (a model's thousands of rules)
+    positions: dict[str, list[int]] = {}
+    for i, v in enumerate(order):
+        positions.setdefault(v, []).append(i)
+    shown = []
+    for group, found in latest_of.items():
+        present = [order[i] for i in sorted(i for v in found for i in positions.get(v, ()))]
+        if len(present) >= 2:
+            shown.append((group, found, present))
+    naturals: dict[str, tuple] = {}  # a label repeats: once per metric of its rule
+
+    def sort_key(item: tuple[tuple[str, str], dict[str, _Value], list[str]]) -> tuple:
+        label = _label(next(iter(item[1].values()))) or ""
+        if label not in naturals:
+            naturals[label] = natural(label)
+        return naturals[label], item[0][1]
+
+    return sorted(shown, key=sort_key)  # stable: ties keep their first recording's order
+
+
+def _compared_rows(metric: str, found: dict[str, _Value], present: list[str]
+                  ) -> Iterator[dict]:
+    """A compared group's output rows: each value of `present`, the first the reference."""
+    reference = found[present[0]]
+    label = _label(reference)
+    old = dict(zip(_KEPT, reference[0], strict=True))
+    for value in present:
+        kept, detail, _, _ = found[value]
+        row = dict(zip(_KEPT, kept, strict=True))
+        change = (dict.fromkeys(("change_pct", "margin_pct", "margin_basis",
+                                 "exceeds_margin"))
+                  if value == present[0] else judged(old, row))
+        yield {"label": label, "metric": metric, "by_value": value, "detail": detail,
+               "reference": present[0], "value": row["rule_value"],
+               "change_pct": change["change_pct"], "margin_pct": change["margin_pct"],
+               "margin_basis": change["margin_basis"],
+               "exceeds_margin": change["exceeds_margin"],
+               "noise_cv_pct": row["noise_cv_pct"], "noise_samples": row["noise_samples"],
+               "ingest_run_id": row["ingest_run_id"], "recorded_at": row["recorded_at"],
+               "source_files": row["source_files"]}
 
 

@@ -274,6 +274,32 @@ def test_compare_three_values_names_each_column(tmp_path, capsys):
                           "800.0", "-38.1", "3.4", "yes", "-50.5", "5.0", "yes"]]
 
 
+def test_compare_keeps_systems_apart_when_two_rules_of_one_gpu_would_collide(tmp_path,
+                                                                              capsys):
+    """H's rule measured again on a second H100 system: matched across systems, the two
+    would be one rule under H100, so the systems stay in the match and no rule has a
+    partner on the A100 (A on a100-bm-01; H, H2 and C on their own H100 systems)."""
+    from reports.history import compare
+    from reports.sections.changes import history
+
+    second = value(R3, rule("resnet50", 1, "H100-80GB", "h100-bm-02"), 1500.0, "new", 1.0, 4,
+                   "inference/h100-02/a.csv", context("10.1", "560"))
+    warehouse = write_history(tmp_path / "two.duckdb", [*HISTORY, second])
+    code, out, _ = run(capsys, "compare", "--family", INFERENCE, "--by", "gpu_model",
+                       "--warehouse", str(warehouse))
+    assert (code, out) == (0, f"{INFERENCE}: nothing to compare: no rule has values under "
+                              "two of gpu_model = A100-40GB, H100-80GB\n")
+    con = connect(warehouse, read_only=True)
+    try:
+        rows = history(Store(con))
+    finally:
+        con.close()
+    assert rows is not None
+    found = compare(rows.filter(pl.col("family") == INFERENCE), "gpu_model")
+    # B was removed in R3: not counted; A, H, H2 and C each under one GPU
+    assert (found.loose, found.single, found.values, found.rows.height) == ((), 4, [], 0)
+
+
 @pytest.mark.parametrize("args, message", [
     (["diff", "--since", "deadbeef"], "sizing diff: --since 'deadbeef': neither an ingest run "
                                       "id nor an ISO date or time"),
