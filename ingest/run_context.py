@@ -254,7 +254,7 @@ class ContextResolver:
         self._sidecars = dict(sidecars or {})
         self._resolved: dict[str, RunContext] = {}
         self._shared: dict[tuple, RunContext] = {}  # see _sharing
-        self._sharing_of: dict[str, tuple | None] = {}  # folder -> its files' sharing key
+        self._sharing_of: dict[str, tuple[str, ...]] = {}  # folder -> _above(folder)
         self._by_folder: dict[str, _ContextFile] = {}  # folder ("" = raw root) -> its run.yaml
         self.errors: dict[str, str] = {}  # run.yaml not applied -> why
         for relpath, data in sorted(run_yamls.items()):
@@ -292,11 +292,24 @@ class ContextResolver:
         if self.conventions:
             return None
         folder = relpath.rsplit("/", 1)[0] if "/" in relpath else ""
-        if folder not in self._sharing_of:
-            self._sharing_of[folder] = (
-                tuple(f for f in _ancestors(relpath) if f in self._by_folder),
-                folder if folder in self._sidecars else None)
-        return self._sharing_of[folder]
+        return self._above(folder), folder if folder in self._sidecars else None
+
+    def _above(self, folder: str) -> tuple[str, ...]:
+        """The folders with a run.yaml from `folder` up to the raw root, nearest first;
+        each folder's from its parent's (100,000 files in as many folders)."""
+        todo = []  # up to the nearest folder known (a loop: a tree may be deeper than
+        while folder not in self._sharing_of:  # Python's recursion limit)
+            todo.append(folder)
+            if folder == "":
+                self._sharing_of[""] = ()
+                break
+            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+        found = self._sharing_of[folder]
+        for below in reversed(todo):
+            if below in self._by_folder:
+                found = (below, *found)
+            self._sharing_of[below] = found
+        return found
 
     def _resolve(self, relpath: str) -> RunContext:
         values: dict[str, object] = {}

@@ -171,6 +171,11 @@ def test_files_share_a_context_only_when_nothing_of_theirs_differs():
     row = under_a.row()
     row["source_file"] = "a/x.csv"
     assert "source_file" not in also_a.row()
+    # a tree deeper than Python's recursion limit
+    deep = "/".join(["d"] * 3000)
+    deeper = ContextResolver({"run.yaml": ROOT, f"{deep}/run.yaml": b"nodes: 4\n"})
+    assert deeper.resolve(f"{deep}/e/x.csv").files == (f"{deep}/run.yaml", "run.yaml")
+    assert deeper.resolve("d/d/x.csv").values["nodes"] == 2
     # a path convention reads the file's own name: each file its own context
     conventions = path_conventions.load(
         b"- {name: layout, pattern: '/(?P<system>pod-[a-z])/'}")
