@@ -80,8 +80,8 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
             metadata = table_metadata(store, table)
             metadata.update(rebuilt=dg.MetadataValue.bool(reason is None),
                             inputs_changed=dg.MetadataValue.json(changed))
-            if update is not None and update.units is not None and reason is None:
-                metadata["updated_folders"] = dg.MetadataValue.json(update.units)
+            if update is not None and update.folders is not None and reason is None:
+                metadata["updated_folders"] = dg.MetadataValue.json(update.folders)
             if held_back is not None:
                 metadata["rows_quarantined"] = dg.MetadataValue.int(held_back)
             check_metadata: dict[str, dg.MetadataValue] = {}
@@ -129,7 +129,10 @@ def folder_update(context: dg.AssetExecutionContext, store: Store, changed: list
                          "WHERE run_id = ?", [context.run_id])
     if listed.is_empty() or listed["files_changed"][0] is None:
         return None
-    files = json.loads(listed["files_changed"][0])
+    try:
+        files = json.loads(listed["files_changed"][0])
+    except ValueError:  # not the list the run wrote: the table is rebuilt whole
+        return None
     return FolderUpdate([str(f) for f in files]) if isinstance(files, list) else None
 
 

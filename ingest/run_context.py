@@ -258,7 +258,7 @@ class ContextResolver:
         self._by_folder: dict[str, _ContextFile] = {}  # folder ("" = raw root) -> its run.yaml
         self.errors: dict[str, str] = {}  # run.yaml not applied -> why
         for relpath, data in sorted(run_yamls.items()):
-            folder = relpath.rsplit("/", 1)[0] if "/" in relpath else ""
+            folder = _parent(relpath)
             try:
                 if isinstance(data, str):
                     raise ContextError(data)
@@ -291,7 +291,7 @@ class ContextResolver:
         convention reads the file's own name, so its context is its own."""
         if self.conventions:
             return None
-        folder = relpath.rsplit("/", 1)[0] if "/" in relpath else ""
+        folder = _parent(relpath)
         return self._above(folder), folder if folder in self._sidecars else None
 
     def _above(self, folder: str) -> tuple[str, ...]:
@@ -303,7 +303,7 @@ class ContextResolver:
             if folder == "":
                 self._sharing_of[""] = ()
                 break
-            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+            folder = _parent(folder)
         found = self._sharing_of[folder]
         for below in reversed(todo):
             if below in self._by_folder:
@@ -342,7 +342,7 @@ class ContextResolver:
                     continue
                 sources[CONTEXT_KEYS[key]] = f"path:{name}"
         conflicts: list[LabelConflict] = []
-        sidecar = self._sidecars.get(relpath.rsplit("/", 1)[0] if "/" in relpath else "")
+        sidecar = self._sidecars.get(_parent(relpath))
         if sidecar is not None:
             warnings += sidecar.warnings
             conflicts += sidecar.conflicts
@@ -365,6 +365,11 @@ def _differs(value: object, other: object) -> bool:
     def norm(v: object) -> str:
         return str(v).strip().lower()
     return other is not None and norm(value) != norm(other)
+
+
+def _parent(relpath: str) -> str:
+    """The folder a path is in ("" = the raw root)."""
+    return relpath.rsplit("/", 1)[0] if "/" in relpath else ""
 
 
 def _ancestors(relpath: str) -> list[str]:

@@ -57,7 +57,7 @@ class FolderUpdate:
     replaced (None: the table was rebuilt whole instead) and the table's rows held back."""
 
     files: list[str]
-    units: list[str] | None = None
+    folders: list[str] | None = None
     held_back: int = 0
 
 
@@ -71,22 +71,23 @@ def _update(store: Store, table: Table, text: str, run_id: str, by: FolderUpdate
     """False when the table must be rebuilt whole instead (a row without a run folder
     cannot be told apart)."""
     store.ensure([table])
-    units = {f for path in by.files for f in folders_of(path)}
+    found = {f for path in by.files for f in folders_of(path)}
     for folder, in store.con.execute(  # where the files' rows were (a file may have moved)
             f"SELECT DISTINCT run_folder FROM {table.qualified} "
             "WHERE source_file IN (SELECT unnest($1))", [by.files]).fetchall():
         if folder is None:
             return False
-        units.add(folder)
-    in_units = "run_folder IN (SELECT unnest($1))"
+        found.add(folder)
+    folders = sorted(found)
+    in_folders = "run_folder IN (SELECT unnest($1))"
     # the held-back rows of these folders go too: they are validated again below
     store.con.execute(
         f"DELETE FROM {QUARANTINE.qualified} WHERE target_table = $2 AND (source_file IN "
         "(SELECT unnest($3)) OR json_extract_string(row_values, '$.run_folder') IN "
-        "(SELECT unnest($1)))", [sorted(units), table.key, by.files])
-    store.con.execute(f"DELETE FROM {table.qualified} WHERE {in_units}", [sorted(units)])
-    _load(store, table, text, run_id, f"WHERE {in_units}", [sorted(units)])
-    by.units = sorted(units)
+        "(SELECT unnest($1)))", [folders, table.key, by.files])
+    store.con.execute(f"DELETE FROM {table.qualified} WHERE {in_folders}", [folders])
+    _load(store, table, text, run_id, f"WHERE {in_folders}", [folders])
+    by.folders = folders
     # all the table's held-back rows, as a rebuild counts them
     by.held_back = store.query(f"SELECT count(*) AS n FROM {QUARANTINE.qualified} "
                                "WHERE target_table = ?", [table.key])["n"][0]
