@@ -85,7 +85,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     recreated = store.ensure([*tables, INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT,
                               DERIVED_STATUS, LABEL_CONFLICTS])
     previous = {p: e for p, e in store.ledger().items() if scope.owns(p)}
-    kept = {p: r for p, r in ledger.kept_ledger(store).items() if scope.owns(p)}
+    kept = ledger.kept_ledger(store, scope)
     stale_formats = {fmt for fmt, p in BY_FORMAT.items()
                      if any(t.key in recreated for t in p.tables)}
     found = discover(raw_root, scope.partitions) if found is None else found
@@ -102,7 +102,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     forced = (bool(recreated) or ledger.code_changed(store, code_fingerprint)
               or ledger.rebuild_pending(store)
               or ledger.missing_policy_changed(store, limits.keep_missing))
-    if forced and any(r["rows_loaded"] for r in kept.values()):
+    holding = ledger.holding_rows(kept)
+    if forced and holding:
         rows_changed()
     outcomes: list[FileOutcome] = []
     examiner = Examiner(Settings(frozenset(stale_formats), limits.max_file_bytes,
@@ -121,8 +122,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         prior = previous.get(f.relpath)
         items.append(((f, prior), quick(f, prior)))
     # the files whose rows are in the data tables (all of them, if the ledger was lost)
-    holding = None if INGESTED_FILES.key in recreated else {
-        path for path, row in kept.items() if row["rows_loaded"]}
+    holding_known = None if INGESTED_FILES.key in recreated else holding
     unread = {f.relpath for f in found if not f.readable}
     with store.transaction():  # one run, one commit: readers never see part of it
         # the rows wait on disk, one INSERT per table after the last file (ledger.py)
@@ -133,7 +133,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                     prior = previous.get(outcome.relpath)
                     if (outcome.rows or is_sidecar(outcome.relpath)) and _changed(outcome, prior):
                         rows_changed()
-                _write(store, chunk, tables, holding, append)
+                _write(store, chunk, tables, holding_known, append)
                 outcomes += chunk
                 if progress:
                     progress(len(outcomes), len(found))
@@ -145,7 +145,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                     _note_context(o, contexts, unread)
                     if _changed(o, previous.get(o.relpath)):
                         rows_changed()
-                _write(store, list(redone.values()), tables, holding, append)
+                _write(store, list(redone.values()), tables, holding_known, append)
                 outcomes = [redone.get(o.relpath, o) for o in outcomes]
         faults.checkpoint("after-parse")
         copies = settle_duplicates(outcomes, previous,
