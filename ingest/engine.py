@@ -147,6 +147,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                         rows_changed()
                 _write(store, list(redone.values()), tables, holding_known, append)
                 outcomes = [redone.get(o.relpath, o) for o in outcomes]
+        rows_changed.fire()
         faults.checkpoint("after-parse")
         copies = settle_duplicates(outcomes, previous,
                                    (RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT))
@@ -155,6 +156,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         missing = ledger.gone(previous, seen, outcomes, limits.purge_missing)
         if any(_changed(o, previous.get(o.relpath)) for o in missing):
             rows_changed()
+            rows_changed.fire()
         ledger.write_rows(store, missing, tables)
         report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started,
                               keep_missing=limits.keep_missing,
@@ -173,11 +175,17 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
 
 
 class _Once:
+    """A call made at most once, when `fire` finds it wanted."""
+
     def __init__(self, call: Callable[[], None] | None):
         self.call = call
+        self.wanted = False
 
     def __call__(self) -> None:
-        if self.call is not None:
+        self.wanted = True
+
+    def fire(self) -> None:
+        if self.wanted and self.call is not None:
             call, self.call = self.call, None
             call()
 

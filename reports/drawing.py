@@ -146,8 +146,6 @@ def _copy(done: Future, waiting: Future) -> None:
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
-    # the run's own process holds DuckDB and Dagster threads, so it is not forked: the fork
-    # server is a clean process (the one the parse workers came from, when they ran)
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["reports.report"])
-    return ProcessPoolExecutor(workers, mp_context=context)
+    # the run's own process holds DuckDB and Dagster threads, so it is not forked; a fresh
+    # process imports what it draws with (about a second), and no fork server stays behind
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))

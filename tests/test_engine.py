@@ -93,6 +93,17 @@ def test_the_rows_changed_signal_comes_once_and_only_when_rows_change(store, raw
     assert calls == ["r1", "r4", "r5", "r6"]
 
 
+def test_the_rows_changed_signal_comes_after_every_file_is_examined(store, raw):
+    """The signal starts the GX worker (340 MB): not while parse workers hold memory and
+    cores, so only once the last file's outcome is in."""
+    events: list[object] = []
+    ingest(store, raw, "r1", progress=lambda done, total: events.append((done, total)),
+           on_rows_changed=lambda: events.append("rows changed"))
+    assert events[-1] == "rows changed"
+    done, total = events[-2]  # type: ignore[misc]
+    assert done == total == 87
+
+
 def test_new_code_that_derives_tables_rebuilds_them_though_no_file_changed(store, raw):
     """An upgrade that changes a derived asset's code version changes the fingerprint the
     raw step passes; the warehouse records it per run, so the next run rebuilds."""
