@@ -5,6 +5,7 @@ Read when asked, never at import time, so tests and the CLI can point anywhere.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -67,18 +68,35 @@ def warehouse_path(option: str | None = None) -> Path:
 
 
 def max_file_bytes(option: int | None = None) -> int | None:
-    value = option or os.environ.get(MAX_FILE_BYTES_ENV)
-    return int(value) if value else None
+    value = _number(MAX_FILE_BYTES_ENV, whole=True, least=1)
+    return option or (None if value is None else int(value))
 
 
 def max_parse_seconds(option: float | None = None) -> float | None:
-    value = option or os.environ.get(MAX_PARSE_SECONDS_ENV)
-    return float(value) if value else None
+    return option or _number(MAX_PARSE_SECONDS_ENV, whole=False, least=None)
 
 
 def lock_wait_s(option: float | None = None) -> float | None:
-    value = option or os.environ.get(LOCK_WAIT_ENV)
-    return float(value) if value else None
+    return option or _number(LOCK_WAIT_ENV, whole=False, least=0)
+
+
+def _number(name: str, whole: bool, least: int | None) -> int | float | None:
+    """A numeric setting of the environment (None when unset), or a ConfigError naming the
+    variable: the CLI refuses it before any work, and a scheduled run fails at its first
+    step saying which variable to fix, not with a bare ValueError. `least`: the smallest
+    value allowed (None: above 0)."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    kind = "a whole number" if whole else "a number"
+    try:
+        value: int | float = int(text) if whole else float(text)
+    except (ValueError, OverflowError):
+        raise ConfigError(f"{name}={text!r}: expected {kind}") from None
+    if not math.isfinite(value) or (value <= 0 if least is None else value < least):
+        bound = "above 0" if least is None else f"of at least {least}"
+        raise ConfigError(f"{name}={text!r}: expected a finite number {bound}")
+    return value
 
 
 def partitions(option: list[str] | None = None) -> list[str]:
@@ -106,8 +124,8 @@ def parse_workers(option: int | None = None) -> int | None:
     """Processes that examine files; None: one per core, 0: none (the run's own process)."""
     if option is not None:
         return option
-    value = os.environ.get(PARSE_WORKERS_ENV)
-    return int(value) if value else None
+    value = _number(PARSE_WORKERS_ENV, whole=True, least=0)
+    return None if value is None else int(value)
 
 
 def report_workers(option: int | None = None) -> int | None:
@@ -115,5 +133,5 @@ def report_workers(option: int | None = None) -> int | None:
     core, 0 or 1: the run's own only."""
     if option is not None:
         return option
-    value = os.environ.get(REPORT_WORKERS_ENV)
-    return int(value) if value else None
+    value = _number(REPORT_WORKERS_ENV, whole=True, least=0)
+    return None if value is None else int(value)

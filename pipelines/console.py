@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
@@ -44,23 +43,12 @@ def path_arg(text: str) -> str:
 def limits_from_environment() -> None:
     """The numeric settings of the environment, checked before any work: a typo is a
     one-line error naming the variable, not a traceback mid-run."""
-    for name, read, whole in ((config.LOCK_WAIT_ENV, config.lock_wait_s, False),
-                              (config.MAX_FILE_BYTES_ENV, config.max_file_bytes, True),
-                              (config.MAX_PARSE_SECONDS_ENV, config.max_parse_seconds, False),
-                      (config.PARSE_WORKERS_ENV, config.parse_workers, True),
-                      (config.REPORT_WORKERS_ENV, config.report_workers, True)):
-        text = os.environ.get(name, "")
+    for read in (config.lock_wait_s, config.max_file_bytes, config.max_parse_seconds,
+                 config.parse_workers, config.report_workers):
         try:
-            value = read()
-        except (ValueError, OverflowError):
-            raise UsageError(f"{name}={text!r}: expected "
-                             f"{'a whole number' if whole else 'a number'}") from None
-        at_least_zero = name in (config.LOCK_WAIT_ENV, config.PARSE_WORKERS_ENV,
-                                 config.REPORT_WORKERS_ENV)
-        if value is not None and (not math.isfinite(value) or value < (0 if at_least_zero
-                                                                      else 1e-9)):
-            raise UsageError(f"{name}={text!r}: expected a finite number "
-                             f"{'of at least 0' if at_least_zero else 'above 0'}")
+            read()
+        except config.ConfigError as exc:
+            raise UsageError(str(exc)) from None
 
 
 # Decimals a float keeps, by the unit suffix of its column: what the unit can mean.
