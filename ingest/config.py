@@ -68,8 +68,7 @@ def warehouse_path(option: str | None = None) -> Path:
 
 
 def max_file_bytes(option: int | None = None) -> int | None:
-    value = _number(MAX_FILE_BYTES_ENV, whole=True, least=1)
-    return option or (None if value is None else int(value))
+    return option or _whole(MAX_FILE_BYTES_ENV, least=1)
 
 
 def max_parse_seconds(option: float | None = None) -> float | None:
@@ -99,6 +98,11 @@ def _number(name: str, whole: bool, least: int | None) -> int | float | None:
     return value
 
 
+def _whole(name: str, least: int) -> int | None:
+    value = _number(name, whole=True, least=least)
+    return None if value is None else int(value)
+
+
 def partitions(option: list[str] | None = None) -> list[str]:
     """Sub-folders of the raw root a run owns (empty: the whole root), as POSIX paths
     relative to the root."""
@@ -124,8 +128,7 @@ def parse_workers(option: int | None = None) -> int | None:
     """Processes that examine files; None: one per core, 0: none (the run's own process)."""
     if option is not None:
         return option
-    value = _number(PARSE_WORKERS_ENV, whole=True, least=0)
-    return None if value is None else int(value)
+    return _whole(PARSE_WORKERS_ENV, least=0)
 
 
 def report_workers(option: int | None = None) -> int | None:
@@ -133,5 +136,4 @@ def report_workers(option: int | None = None) -> int | None:
     core, 0 or 1: the run's own only."""
     if option is not None:
         return option
-    value = _number(REPORT_WORKERS_ENV, whole=True, least=0)
-    return None if value is None else int(value)
+    return _whole(REPORT_WORKERS_ENV, least=0)

@@ -102,7 +102,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     forced = (bool(recreated) or ledger.code_changed(store, code_fingerprint)
               or ledger.rebuild_pending(store)
               or ledger.missing_policy_changed(store, limits.keep_missing))
-    holding = ledger.holding_rows(kept)
+    holding = ledger.holding_rows(kept)  # the files whose rows are in the data tables
     if forced and holding:
         rows_changed()
     outcomes: list[FileOutcome] = []
@@ -121,7 +121,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     for f in found:
         prior = previous.get(f.relpath)
         items.append(((f, prior), quick(f, prior)))
-    # the files whose rows are in the data tables (all of them, if the ledger was lost)
+    # None: any file may hold rows (the ledger was lost)
     holding_known = None if INGESTED_FILES.key in recreated else holding
     unread = {f.relpath for f in found if not f.readable}
     with store.transaction():  # one run, one commit: readers never see part of it
@@ -147,7 +147,6 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                         rows_changed()
                 _write(store, list(redone.values()), tables, holding_known, append)
                 outcomes = [redone.get(o.relpath, o) for o in outcomes]
-        rows_changed.fire()
         faults.checkpoint("after-parse")
         copies = settle_duplicates(outcomes, previous,
                                    (RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT))
@@ -156,7 +155,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         missing = ledger.gone(previous, seen, outcomes, limits.purge_missing)
         if any(_changed(o, previous.get(o.relpath)) for o in missing):
             rows_changed()
-            rows_changed.fire()
+        rows_changed.fire()  # every file examined, the parse workers gone
         ledger.write_rows(store, missing, tables)
         report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started,
                               keep_missing=limits.keep_missing,
