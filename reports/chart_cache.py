@@ -170,6 +170,8 @@ class Pending:
         if self._future is not None:
             drawing.settle()
             if not drawing.take_back(self._future):
+                while not self._future.done() and drawing.build_one_ahead():
+                    pass
                 try:
                     return self._future.result()
                 except Exception:  # noqa: BLE001 - made here: a chart's own error is raised

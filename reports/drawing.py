@@ -7,10 +7,12 @@ of plain values and frames, so a worker can call it by name with the same argume
 send back the Plot and, for the static page, its SVG. The page is the same byte for byte
 wherever a chart was drawn (ids are numbered per chart: charts.py).
 
-The report's own process is one of the drawing processes: one core is one worker fewer.
-While it assembles the sections the workers run ahead; when the page asks for a chart no
-worker has started yet, the report takes it back and builds it itself rather than wait
-(each worker costs about 250 MB: polars, Altair and vl-convert).
+The report's own process is one of the drawing processes: one core is one worker fewer
+(each worker costs about 250 MB: polars, Altair and vl-convert). The workers take charts in
+page order; when the page asks for a chart no worker has started yet, the report takes it
+back and builds it itself, and while it waits for one a worker is drawing, it builds the
+last charts of the page that no worker has started (the workers work from the front, the
+report from the back, so neither waits for the other until they meet).
 
 A worker that dies or cannot take a task costs time, never a chart: the chart is built
 again in the report's own process. An error raised by the chart function itself is raised
@@ -76,9 +78,11 @@ class Drawing:
         self.draw_svg = draw_svg
         self._pool: ProcessPoolExecutor | None = None
         self._waiting: list[tuple[Task, Future]] = []
-        self._handed: dict[Future, Future] = {}  # the report's future -> the pool's
+        # the report's future -> its task and the pool's future, in page order
+        self._handed: dict[Future, tuple[Task, Future]] = {}
         self.handed = 0  # charts handed to the workers
-        self.taken_back = 0  # of those, charts the report built itself
+        self.taken_back = 0  # of those, charts the page asked for that the report built
+        self.built_ahead = 0  # and charts it built from the back while a worker drew
 
     def submit(self, task: Task) -> Future | None:
         """A future of (Plot, SVG), or None when the chart is better built in-process."""
@@ -95,11 +99,32 @@ class Drawing:
     def take_back(self, future: Future) -> bool:
         """True when no worker has started the chart of `future` (and none will): the
         report builds it itself instead of waiting for a worker to come to it."""
-        handed = self._handed.pop(future, None)
+        _, handed = self._handed.get(future, (None, None))
         if handed is None or not handed.cancel():
             return False
+        del self._handed[future]
         self.taken_back += 1
         return True
+
+    def build_one_ahead(self) -> bool:
+        """Build here the last chart of the page that no worker has started (the report
+        would otherwise wait idle for a worker); False when there is none. The workers
+        start charts in page order, so once the last one is started, all are."""
+        for waiting, (task, handed) in reversed(self._handed.items()):
+            if not handed.cancel():
+                return False
+            del self._handed[waiting]
+            try:
+                made = build_and_draw(task, self.draw_svg)
+            except Exception as exc:  # noqa: BLE001 - raised again where the page asks
+                waiting.set_running_or_notify_cancel()
+                waiting.set_exception(exc)
+            else:
+                waiting.set_running_or_notify_cancel()
+                waiting.set_result(made)
+            self.built_ahead += 1
+            return True
+        return False
 
     def settle(self) -> None:
         """Charts still waiting for a pool that was never started: too few to start one, or
@@ -117,7 +142,7 @@ class Drawing:
             except Exception as exc:  # noqa: BLE001 - a broken pool: built in-process
                 done = Future()
                 done.set_exception(exc)
-            self._handed[waiting] = done
+            self._handed[waiting] = (task, done)
             done.add_done_callback(functools.partial(_copy, waiting=waiting))
         self.handed += len(self._waiting)
         self._waiting = []
@@ -135,11 +160,11 @@ class NotStarted(Exception):
 
 
 def _copy(done: Future, waiting: Future) -> None:
-    if not waiting.set_running_or_notify_cancel():
+    # cancelled: whoever cancelled it (the report taking it back, or the pool shut down
+    # after every chart asked for was made) builds it or no longer needs it
+    if done.cancelled() or not waiting.set_running_or_notify_cancel():
         return
-    if done.cancelled():
-        waiting.set_exception(NotStarted())
-    elif done.exception() is not None:
+    if done.exception() is not None:
         waiting.set_exception(done.exception())  # type: ignore[arg-type]
     else:
         waiting.set_result(done.result())

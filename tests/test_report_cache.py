@@ -191,6 +191,50 @@ def test_charts_no_worker_started_are_taken_back(warehouse, monkeypatch):
     assert shared == alone
 
 
+class OneBusyWorker(Executor):
+    """A worker that starts the first chart at once and finishes it only once every other
+    chart has been taken from it: nothing but the report's own process can draw them."""
+
+    def __init__(self) -> None:
+        self.others: list[Future] = []
+        self.first: Future | None = None
+        self.first_call: tuple | None = None
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        if self.first is None:
+            future.set_running_or_notify_cancel()  # started: it cannot be taken back
+            self.first, self.first_call = future, (fn, args, kwargs)
+        else:
+            self.others.append(future)
+            future.add_done_callback(self._maybe_finish_first)
+        return future
+
+    def _maybe_finish_first(self, _: Future) -> None:
+        if all(f.cancelled() for f in self.others) and not self.first.done():
+            fn, args, kwargs = self.first_call
+            self.first.set_result(fn(*args, **kwargs))
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        pass
+
+
+def test_while_a_worker_draws_the_report_builds_the_last_charts(warehouse, monkeypatch):
+    """Waiting for a chart a worker is drawing, the report's own process builds the charts
+    at the end of the page that no worker has started, rather than wait idle (before, it
+    waited for every chart the worker had queued: two processes drew no faster than one)."""
+    store = Store(connect(warehouse, read_only=True))
+    alone, _ = page_drawn_by(store, 0)
+    worker = OneBusyWorker()
+    monkeypatch.setattr(drawing, "_pool", lambda workers: worker)
+    shared, pooled = page_drawn_by(store, 2)
+    assert pooled.drawing.handed == pooled.misses > drawing.MIN_CHARTS_FOR_WORKERS
+    # the first chart was the worker's; every other one the report built ahead
+    assert pooled.drawing.built_ahead == pooled.misses - 1
+    assert pooled.drawing.taken_back == 0
+    assert shared == alone
+
+
 def test_a_few_charts_are_drawn_without_workers(warehouse, tmp_path):
     """A report that redraws fewer charts than pay for starting the workers draws them
     itself: a run that added one file changes a few charts."""
