@@ -4,6 +4,7 @@ warehouse, to sizing tables, the GX checks and `sizing plan`."""
 from __future__ import annotations
 
 import os
+import signal
 import threading
 from pathlib import Path
 
@@ -260,6 +261,20 @@ def test_a_hung_suite_is_stopped_and_the_worker_replaced(warehouse, monkeypatch,
     monkeypatch.undo()
     outcome = _validate_in_worker(warehouse)
     assert (outcome.passed, outcome.rows) == (True, 2)
+
+
+def test_a_released_worker_that_does_not_stop_is_killed(warehouse, monkeypatch):
+    """A worker that has not stopped when the wait is over (its SIGTERM never sent here; in
+    CI one was seen still running 5 s after it) is killed: once release returns, it has
+    exited and its memory is back."""
+    _validate_in_worker(warehouse)
+    stuck = WORKER._proc
+    assert stuck is not None
+    monkeypatch.setattr(stuck, "terminate", lambda: None)
+    monkeypatch.setattr(gx_worker, "RELEASE_WAIT_S", 0.2)
+    WORKER.release()
+    assert stuck.returncode == -signal.SIGKILL
+    assert (_validate_in_worker(warehouse).passed, WORKER._proc is not stuck) == (True, True)
 
 
 def test_a_released_worker_has_exited_and_a_later_suite_starts_another(warehouse):

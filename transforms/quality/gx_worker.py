@@ -34,6 +34,7 @@ from store.store import Store
 from transforms.quality.gx_validation import Outcome, gx_context, validate
 
 REPLY_TIMEOUT_S = 600.0  # each suite takes a fraction of a second at 10,000 files
+RELEASE_WAIT_S = 5.0  # for a released worker to stop before it is killed
 
 
 class GxWorker:
@@ -97,9 +98,10 @@ class GxWorker:
         if proc is not None:
             proc.terminate()
             try:
-                proc.wait(timeout=5)
+                proc.wait(timeout=RELEASE_WAIT_S)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                proc.kill()  # it did not stop (stopped, stuck in the kernel): it cannot
+                proc.wait()  # ignore this, and it is gone, not a zombie, when release returns
 
     def _start(self) -> subprocess.Popen[str]:
         if self._proc is not None and self._proc.poll() is None:
