@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import os
 from pathlib import Path
 
@@ -100,3 +101,33 @@ def postgres_db(postgres_cluster) -> str:
     """A fresh, empty database for this test; its libpq conninfo. Left in place: the whole
     cluster goes at the end of the session."""
     return postgres_cluster.create_database(f"test_{os.getpid()}_{next(_databases)}")
+
+
+# Worker processes (parse or chart pools) still running after a test. Two clean-clone CI
+# runs finished every test and then never exited: a parse worker left behind was blocked
+# writing its result to a pool nobody read any more, and the interpreter's exit waited for
+# that pool. Each test that leaves one is named at the end of the run, and what is left is
+# killed before the interpreter exits, so the run ends and the leak is reported, not hidden.
+_LEFT_RUNNING: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def _workers_left_running(request):
+    yield
+    left = multiprocessing.active_children()
+    if left:
+        _LEFT_RUNNING.append(f"{request.node.nodeid}: {len(left)} worker process(es) "
+                             f"still running ({', '.join(str(c.pid) for c in left)})")
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if _LEFT_RUNNING:
+        terminalreporter.section("worker processes left running after a test")
+        for line in _LEFT_RUNNING:
+            terminalreporter.write_line(line)
+
+
+def pytest_unconfigure(config) -> None:
+    for child in multiprocessing.active_children():
+        child.kill()
+        child.join(5)
