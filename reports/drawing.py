@@ -114,14 +114,11 @@ class Drawing:
             if not handed.cancel():
                 return False
             del self._handed[waiting]
+            waiting.set_running_or_notify_cancel()
             try:
-                made = build_and_draw(task, self.draw_svg)
+                waiting.set_result(build_and_draw(task, self.draw_svg))
             except Exception as exc:  # noqa: BLE001 - raised again where the page asks
-                waiting.set_running_or_notify_cancel()
                 waiting.set_exception(exc)
-            else:
-                waiting.set_running_or_notify_cancel()
-                waiting.set_result(made)
             self.built_ahead += 1
             return True
         return False
