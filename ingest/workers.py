@@ -17,12 +17,11 @@ file whose task kills that worker is the culprit, and only it is rejected, with 
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import signal
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
@@ -30,6 +29,7 @@ from ingest import config
 from ingest.discovery import FoundFile
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine
 from ingest.reading import Unreadable, read_file
+from ingest.spawn_pool import SpawnPool
 from parsers.base import SourceFile
 from parsers.registry import BY_FORMAT
 from store.store import LedgerEntry
@@ -103,7 +103,7 @@ class _Block:
     def __init__(self, jobs: list[Job]):
         self.jobs = jobs
         self.future: Future[list[FileOutcome]] | None = None
-        self.pool: ProcessPoolExecutor | None = None  # the pool examining it
+        self.pool: SpawnPool | None = None  # the pool examining it
         self.done: list[FileOutcome] | None = None
 
 
@@ -131,8 +131,8 @@ class Examiner:
     def __init__(self, settings: Settings, workers: int):
         self.settings = settings
         self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
-        self._solo: ProcessPoolExecutor | None = None  # one worker, one suspect at a time
+        self._pool: SpawnPool | None = None
+        self._solo: SpawnPool | None = None  # one worker, one suspect at a time
 
     def outcomes(self, items: Sequence[tuple[Job, FileOutcome | None]]
                  ) -> Iterator[FileOutcome]:
@@ -195,7 +195,7 @@ class Examiner:
         try:
             return self._solo.submit(_examine_block, [job], self.settings).result()[0]
         except BrokenProcessPool:
-            self._solo.shutdown(wait=False, cancel_futures=True)
+            self._discard(self._solo)
             self._solo = None
             file = job[0]
             return FileOutcome(
@@ -204,26 +204,27 @@ class Examiner:
                 "interpreter, or the system ran out of memory); examined again alone, it "
                 "died again: check the file, or lower SIZING_MAX_FILE_BYTES")
 
-    def _executor(self) -> ProcessPoolExecutor:
+    def _executor(self) -> SpawnPool:
         if self._pool is None:
             self._pool = _pool(self.workers)
         return self._pool
 
-    def _discard(self, pool: ProcessPoolExecutor | None) -> None:
-        """Forget a broken pool. Its futures are not cancelled: the pool fails them itself,
-        and cancelling races with that; blocks in a newer pool keep running."""
+    def _discard(self, pool: SpawnPool | None) -> None:
+        """Stop a broken pool: its work has failed (the blocks are examined again alone),
+        so its workers are killed; blocks in a newer pool keep running. Its futures are
+        not cancelled: the pool fails them itself, and cancelling races with that."""
         if pool is None:
             return
-        pool.shutdown(wait=False)
         if self._pool is pool:
             self._pool = None
+        pool.stop(wait_s=0, cancel_futures=False)
 
     def close(self) -> None:
         for pool in (self._pool, self._solo):
             if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
+                pool.stop()
         self._pool = self._solo = None
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+def _pool(workers: int) -> SpawnPool:
+    return SpawnPool(workers)

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import functools
 import importlib
-import multiprocessing
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 from ingest import config
+from ingest.spawn_pool import SpawnPool
 from reports import charts
 from reports.charts import Plot
 
@@ -76,7 +76,7 @@ class Drawing:
         """`workers`: processes that draw, the report's own among them."""
         self.workers = workers
         self.draw_svg = draw_svg
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: SpawnPool | None = None
         self._waiting: list[tuple[Task, Future]] = []
         # the report's future -> its task and the pool's future, in page order
         self._handed: dict[Future, tuple[Task, Future]] = {}
@@ -148,7 +148,7 @@ class Drawing:
         self.settle()
         self._handed = {}
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.stop()
             self._pool = None
 
 
@@ -167,7 +167,6 @@ def _copy(done: Future, waiting: Future) -> None:
         waiting.set_result(done.result())
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
-    # the run's own process holds DuckDB and Dagster threads, so it is not forked; a fresh
-    # process imports what it draws with (about a second), and no fork server stays behind
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+def _pool(workers: int) -> SpawnPool:
+    # a fresh process imports what it draws with (about a second); no fork server stays
+    return SpawnPool(workers)

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import multiprocessing
 import os
 import re
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future
 from pathlib import Path
 
 import polars as pl
 import pytest
 
+from ingest.spawn_pool import SpawnPool
 from reports import chart_cache, charts, drawing
 from reports.chart_cache import ChartCache, cache_path
 from reports.report import render, write_report
@@ -154,9 +154,8 @@ def test_workers_that_die_cost_time_never_a_chart(warehouse, monkeypatch):
     store = Store(connect(warehouse, read_only=True))
     alone, _ = page_drawn_by(store, 0)
 
-    def dying_pool(workers: int) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=os._exit, initargs=(3,))
+    def dying_pool(workers: int) -> SpawnPool:
+        return SpawnPool(workers, initializer=os._exit, initargs=(3,))
     monkeypatch.setattr(drawing, "_pool", dying_pool)
     shared, pooled = page_drawn_by(store, 2)
     assert pooled.drawing.handed == pooled.misses > 0
@@ -170,7 +169,7 @@ class IdleWorkers(Executor):
     def submit(self, fn, /, *args, **kwargs) -> Future:
         return Future()
 
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+    def stop(self, wait_s: float = 0, cancel_futures: bool = True) -> None:
         pass
 
 
@@ -215,7 +214,7 @@ class OneBusyWorker(Executor):
             fn, args, kwargs = self.first_call
             self.first.set_result(fn(*args, **kwargs))
 
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+    def stop(self, wait_s: float = 0, cancel_futures: bool = True) -> None:
         pass
 
 

@@ -5,6 +5,7 @@ they copy stands."""
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -75,6 +76,7 @@ def test_a_dying_worker_costs_its_file_only(tmp_path, raw, always_parallel, monk
     assert set(others) == {"loaded"}
     assert tables["raw.perf_analyzer"] == []  # the only perf_analyzer file
     assert len(tables["raw.model_analyzer_inference"]) > 0
+    assert multiprocessing.active_children() == []  # the broken pools' workers too
 
 
 def test_a_pool_that_breaks_between_two_submits_costs_nothing(tmp_path, raw, always_parallel,
