@@ -23,6 +23,14 @@ def read(store: Store, schema: str, name: str, wanted: Sequence[str] = (),
          order_by: Sequence[str] = ()) -> pl.DataFrame | None:
     """The rows of `schema.name` (the `wanted` columns, else all), or None when the table
     does not exist. Identifiers come from this package, never from input, and are quoted."""
+    sql = select_sql(store, schema, name, wanted, order_by)
+    return None if sql is None else store.query(sql)
+
+
+def select_sql(store: Store, schema: str, name: str, wanted: Sequence[str] = (),
+               order_by: Sequence[str] = ()) -> str | None:
+    """The query `read` runs (a column the table lacks selected as NULL), to aggregate in
+    DuckDB rather than read whole; None when the table does not exist."""
     present = columns(store, schema, name)
     if not present:
         return None
@@ -32,7 +40,7 @@ def read(store: Store, schema: str, name: str, wanted: Sequence[str] = (),
     sql = f"SELECT {', '.join(select)} FROM {quote_ident(schema)}.{quote_ident(name)}"
     if order:
         sql += f" ORDER BY {', '.join(order)}"
-    return store.query(sql)
+    return sql
 
 
 def has_rows(frame: pl.DataFrame | None) -> bool:

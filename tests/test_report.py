@@ -18,6 +18,7 @@ from reports import charts
 from reports.html import Grid, esc, number
 from reports.paths import report_path
 from reports.report import render, write_report
+from reports.sections import inference as inference_module
 from reports.sections.inference import inference as inference_section
 from samples import generate
 from schemas.core import INFERENCE_MEASUREMENTS
@@ -217,6 +218,57 @@ def test_a_knee_plot_point_is_the_median_of_a_levels_repeats(tmp_path):
                                  ("(no variant) · batch 1 · (no system)", 2, 200.0, 7.0)]
     assert (knee.points, knee.series) == (3, 2)
     assert found.gaps[0].startswith("Latency breakdown: 2 of 2 sweeps have no server compute")
+
+
+def test_only_the_most_measured_pairs_are_read_and_plotted(tmp_path, monkeypatch):
+    """The levels are counted in DuckDB; only the plotted pairs' points and the broken-down
+    sweeps' are read (a 100,000-file archive has 21,700 pairs)."""
+    monkeypatch.setattr(inference_module, "MAX_CHARTS", 2)
+    monkeypatch.setattr(inference_module, "MAX_BREAKDOWNS", 1)
+    # model, GPU, config variant, concurrency, throughput, p95, server compute ms
+    measured = [("bert", "H100-80GB", "v1", 1, 80.0, 3.0, None),
+                ("bert", "H100-80GB", "v1", 2, 150.0, 6.0, None),
+                ("bert", "H100-80GB", "v1", 2, 170.0, 8.0, None),  # a repeat: one level
+                ("bert", "H100-80GB", "v2", 1, 90.0, 2.5, None),
+                ("gpt", None, "v1", 1, 20.0, 40.0, None),
+                ("gpt", None, "v1", 4, 60.0, 90.0, None),
+                ("resnet", "A100-40GB", "v1", 1, 900.0, 1.5, None),
+                ("resnet", "H100-80GB", "v1", 8, 3000.0, 4.0, 2.25),
+                ("vit", "L4", "v1", 1, None, 3.0, None)]  # no throughput: not a level
+    rows = [{"model": model, "gpu_model": gpu, "config_variant": variant, "batch_size": 1,
+             "system": "s1", "concurrency": c, "throughput_per_s": t, "latency_p95_ms": p95,
+             "latency_avg_ms": p95, "server_compute_infer_ms": infer}
+            for model, gpu, variant, c, t, p95, infer in measured]
+    levels_of = inference_module._levels
+    read_pairs: list[set] = []
+
+    def recording_levels(points: pl.DataFrame) -> pl.DataFrame:
+        read_pairs.append(set(points.select("model", "gpu_model").rows()))
+        return levels_of(points)
+    monkeypatch.setattr(inference_module, "_levels", recording_levels)
+    con = connect(tmp_path / "pairs.duckdb")
+    try:
+        store = Store(con)
+        store.ensure([INFERENCE_MEASUREMENTS])
+        store.insert(INFERENCE_MEASUREMENTS,
+                     INFERENCE_MEASUREMENTS.conform(pl.DataFrame(rows, infer_schema_length=None)))
+        found = inference_section(store)
+    finally:
+        con.close()
+    assert read_pairs == [{("bert", "H100-80GB"), ("gpt", None), ("resnet", "H100-80GB")}]
+    shown = [p for part in found.parts if isinstance(part, Grid) for p in part.plots]
+    assert [(p.kind, p.title, p.points) for p in shown if p.kind != "memory-latency"] == [
+        ("throughput-latency", "bert on H100-80GB: throughput against p95", 3),
+        ("throughput-latency", "gpt on (unknown GPU): throughput against p95", 2),
+        ("latency-breakdown", "resnet on H100-80GB: latency breakdown", 2)]
+    (breakdown,) = [p for p in shown if p.kind == "latency-breakdown"]
+    (parts,) = breakdown.spec["datasets"].values()
+    assert [(r["part"], r["ms"]) for r in parts] == [("compute infer", 2.25),
+                                                     ("client and network", 1.75)]
+    assert found.gaps[:2] == [
+        "2 model and GPU pairs are not plotted.",
+        "Latency breakdown: 4 of 5 sweeps have no server compute times (Model Analyzer CSVs "
+        "without the 'Server Compute' columns, GenAI-Perf); only their total latency is known."]
 
 
 def test_training_pivot_has_a_column_per_gpu_count(built, page):

@@ -6,12 +6,14 @@ against parameters (reports.sections.memory)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import altair as alt
 import polars as pl
 
 from reports import charts
 from reports.chart_cache import memo
-from reports.data import has_rows, read, text
+from reports.data import has_rows, read, select_sql, text
 from reports.html import Section, esc, name, number, paragraph, raw_table
 from reports.sections.memory import memory
 from store.store import Store
@@ -28,6 +30,8 @@ COMPONENTS = (("server_queue_ms", "queue"), ("server_compute_input_ms", "compute
               ("server_compute_infer_ms", "compute infer"),
               ("server_compute_output_ms", "compute output"),
               ("server_compute_ms", "compute (not split)"))
+COMPUTE = [c for c, _ in COMPONENTS if c != "server_queue_ms"]  # queue alone says little
+LEVEL_NEEDS = ["concurrency", "throughput_per_s", "latency_p95_ms"]  # a point without one: none
 METRICS = ("throughput_per_s", "latency_p95_ms", "latency_avg_ms", "gpu_memory_mb",
            *(c for c, _ in COMPONENTS))
 OPTIMA = (*SWEEP, "slo_policy", "slo_percentile", "slo_max_latency_ms", "optimal_concurrency",
@@ -61,13 +65,20 @@ def _label(frame: pl.DataFrame, column: str, empty: str = "–") -> pl.Expr:
 
 def inference(store: Store) -> Section:
     section = Section("inference", "Inference: users per GPU within the SLO")
-    points = read(store, "core", "inference_measurements", [*SWEEP, "concurrency", *METRICS])
-    if not has_rows(points):
+    points = select_sql(store, "core", "inference_measurements",
+                        [*SWEEP, "concurrency", *METRICS])
+    if points is None or not _count(store, points):
         section.no_data("no inference measurement", TO_ADD_SWEEP)
         return memory(store, section)
-    assert points is not None
-    levels = _levels(points)
-    if levels.is_empty():
+    # the levels are counted in DuckDB and read for the plotted pairs only: a 100,000-file
+    # archive has 245,000 of them over 21,700 pairs, of which the charts show 600
+    measured = (f"SELECT * FROM ({points}) WHERE "
+                + " AND ".join(f"{c} IS NOT NULL" for c in LEVEL_NEEDS))
+    sizes = store.query(
+        f"SELECT model, gpu_model, count(*) AS levels FROM (SELECT DISTINCT "
+        f"{', '.join([*SWEEP, 'concurrency'])} FROM ({measured})) GROUP BY model, gpu_model "
+        "ORDER BY levels DESC, model NULLS LAST, gpu_model NULLS LAST")
+    if sizes.is_empty():
         section.no_data("no measurement with a concurrency, throughput and p95 latency",
                         TO_ADD_SWEEP)
         return memory(store, section)
@@ -83,10 +94,11 @@ def inference(store: Store) -> Section:
         "throughput within the SLO); black diamond: the point a capacity plan uses. Dashed "
         "red: p95 limits of the SLO policies (p99 and average limits are in the table). Right "
         "of each knee plot: GPU memory against the same latency."))
-    sizes = levels.group_by(PAIR).len().sort(["len", *PAIR], descending=[True, False, False],
-                                             nulls_last=True)
     plotted = sorted(sizes.head(MAX_CHARTS).select(PAIR).rows(),
                      key=lambda k: tuple(text(v, "") for v in k))
+    broken_down = _broken_down(store, measured)
+    levels = _levels(_points_of(store, measured, {*plotted, *broken_down.sweeps.select(
+        PAIR).rows()}))
     for model, gpu in plotted:
         mine = levels.filter(_pair(model, gpu))
         section.grid([_knee(model, gpu, mine, _filter(optima, model, gpu),
@@ -98,7 +110,7 @@ def inference(store: Store) -> Section:
             f"{MAX_CHARTS} with the most measurements are); their optima are in the table "
             "below and in sizing.inference_optimal_concurrency."))
         section.gap(f"{sizes.height - len(plotted):,} model and GPU pairs are not plotted.")
-    _breakdowns(section, levels)
+    _breakdowns(section, levels, broken_down)
     if has_rows(optima):
         assert optima is not None
         section.add("<h3>Optimal concurrency per configuration and SLO policy</h3>",
@@ -118,13 +130,28 @@ def inference(store: Store) -> Section:
     return memory(store, section)
 
 
+def _count(store: Store, sql: str) -> int:
+    return int(store.query(f"SELECT count(*) AS n FROM ({sql})")["n"][0])
+
+
+def _points_of(store: Store, measured: str, pairs: set[tuple]) -> pl.DataFrame:
+    """The measured points of the model and GPU pairs (NULL matching NULL)."""
+    values = ", ".join(f"(${2 * i + 1}::VARCHAR, ${2 * i + 2}::VARCHAR)"
+                       for i in range(len(pairs)))
+    return store.query(
+        f"SELECT * FROM ({measured}) AS point WHERE EXISTS (SELECT 1 FROM (VALUES {values}) "
+        "AS pair(model, gpu_model) WHERE pair.model IS NOT DISTINCT FROM point.model AND "
+        "pair.gpu_model IS NOT DISTINCT FROM point.gpu_model)",
+        [v for pair in sorted(pairs, key=repr) for v in pair])
+
+
 def _levels(points: pl.DataFrame) -> pl.DataFrame:
     """Each concurrency level of each sweep: the median of its repeats, in sweep order and
     named. Most levels are measured once, and one value is its own median (NaN and
     infinities too): grouping only the repeated levels saves 1.5 s of medians over the
     245,000 levels of a 100,000-file archive."""
     keys = [*SWEEP, "concurrency"]
-    measured = points.drop_nulls(["concurrency", "throughput_per_s", "latency_p95_ms"])
+    measured = points.drop_nulls(LEVEL_NEEDS)
     repeated = measured.select(keys).is_duplicated()
     medians = (measured.filter(repeated).group_by(keys)
                .agg(pl.col(m).median() for m in METRICS))
@@ -240,14 +267,32 @@ def _memory_latency(model: object, gpu: object, levels: pl.DataFrame) -> charts.
                        chart, data.height, data["sweep"].n_unique())
 
 
-def _breakdowns(section: Section, levels: pl.DataFrame) -> None:
+@dataclass(frozen=True)
+class BrokenDown:
+    sweeps: pl.DataFrame  # the first MAX_BREAKDOWNS with server compute times, named
+    with_compute: int  # sweeps with server compute times
+    every: int  # sweeps (named per model and GPU)
+
+
+def _broken_down(store: Store, measured: str) -> BrokenDown:
+    """The sweeps that have a latency breakdown, counted in DuckDB: a level has a compute
+    time when one of its repeats has."""
+    with_compute = (f"SELECT DISTINCT {', '.join(SWEEP)} FROM ({measured}) WHERE "
+                    + " OR ".join(f"{c} IS NOT NULL" for c in COMPUTE))
+    sweeps = store.query(f"{with_compute} ORDER BY "
+                         + ", ".join(f"{c} NULLS LAST" for c in SWEEP)
+                         + f" LIMIT {MAX_BREAKDOWNS}")
+    every = store.query(f"SELECT DISTINCT {', '.join(SWEEP)} FROM ({measured})")
+    return BrokenDown(sweeps.with_columns(_sweep_names(sweeps)), _count(store, with_compute),
+                      every.select("model", "gpu_model", _sweep_names(every)).unique().height)
+
+
+def _breakdowns(section: Section, levels: pl.DataFrame, broken_down: BrokenDown) -> None:
     """Model Analyzer's latency breakdown against concurrency, for the sweeps whose tool
     reported server compute times (queue alone says little)."""
-    compute = [c for c, _ in COMPONENTS if c != "server_queue_ms"]
-    split = levels.filter(pl.any_horizontal(pl.col(c).is_not_null() for c in compute))
-    sweeps = split.select(*SWEEP, "sweep").unique(maintain_order=True)
-    every = levels.select("model", "gpu_model", "sweep").unique().height
-    without = every - sweeps.height
+    split = levels.filter(pl.any_horizontal(pl.col(c).is_not_null() for c in COMPUTE))
+    sweeps, every = broken_down.sweeps, broken_down.every
+    without = every - broken_down.with_compute
     if without:
         section.gap(f"Latency breakdown: {without} of {every} "
                     "sweeps have no server compute times (Model Analyzer CSVs without the "
@@ -256,7 +301,7 @@ def _breakdowns(section: Section, levels: pl.DataFrame) -> None:
     if sweeps.is_empty():
         return
     plots = []
-    for row in sweeps.head(MAX_BREAKDOWNS).to_dicts():
+    for row in sweeps.to_dicts():
         rows = split.filter(pl.col("sweep") == row["sweep"], _pair(row["model"],
                                                                      row["gpu_model"]))
         plots.append(_breakdown(row, rows))
