@@ -136,6 +136,12 @@ class Warehouse(dg.ConfigurableResource):
                 self._run.close()
                 self._run = None
 
+    def release_memory(self) -> None:
+        """Between two steps of a run on a file: reopen the run's DuckDB connection, so the
+        memory DuckDB kept for reuse goes back to the system (store/publish.py)."""
+        if isinstance(self._run, Publication):
+            self._run.reopen()
+
     @contextmanager
     def reader(self) -> Iterator[Store]:
         """In a run that has written: the run's own store (its checks and report read what

@@ -43,7 +43,9 @@ StoreError = duckdb.Error  # what any warehouse operation raises, for callers to
 # default DuckDB takes up to 80 % of the machine, and a run, one transaction, holds every
 # row it appends until it commits: measured on a 100,000-file archive, 0.2 GB of the run's
 # peak (bench/run.py); 2M appended rows grow a writer by 438 MB unbounded, 84 MB at 300 MB.
-WRITER_MEMORY_LIMIT = "512MB"
+# At 512 MB the raw step's final INSERT and COMMIT took the 100,000-file run's own process
+# to 888 MB, at 256 MB to 762 MB, and the run was no slower (bench/profile.py, one run each).
+WRITER_MEMORY_LIMIT = "256MB"
 QUERY_BATCH_ROWS = 100_000  # rows a query's result reaches polars at a time (Store.query)
 
 
@@ -146,6 +148,9 @@ class Store:
             f"duplicate_of, error FROM {INGESTED_FILES.qualified}"
         ).fetchall()
         return {r[0]: LedgerEntry(*r) for r in rows}
+
+    def in_transaction(self) -> bool:
+        return self._depth > 0
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

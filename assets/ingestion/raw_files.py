@@ -111,6 +111,8 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
                 metadata["rows_changed"] = dg.MetadataValue.bool(
                     table.key in report.tables_changed)
             yield dg.MaterializeResult(asset_key=table_key(table), metadata=metadata)
+    if report.data_changed:  # the derived steps start without what the bulk load kept
+        warehouse.release_memory()
     if not report.data_changed:  # Dagster skips the steps after: their checks still stand
         carried = carry_over(context, [table_key(t) for t in written])
         if carried:

@@ -58,6 +58,7 @@ def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
     # the last step of a run: the suites are done, and the memory of their worker is better
     # spent on the workers that draw the charts
     GX_WORKER.release()
+    warehouse.release_memory()  # the report is a run's peak: DuckDB's kept memory goes first
     # the report is the last derived asset of a run
     with warehouse.writer(serialized=True) as store:
         try:
