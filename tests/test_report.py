@@ -22,6 +22,7 @@ from reports.sections import inference as inference_module
 from reports.sections.inference import inference as inference_section
 from samples import generate
 from schemas.core import INFERENCE_MEASUREMENTS
+from schemas.sizing import INFERENCE_OPTIMAL_CONCURRENCY
 from schemas.storage import (
     CHECKPOINT_WRITE,
     STORAGE_CAPABILITY,
@@ -246,15 +247,27 @@ def test_only_the_most_measured_pairs_are_read_and_plotted(tmp_path, monkeypatch
         read_pairs.append(set(points.select("model", "gpu_model").rows()))
         return levels_of(points)
     monkeypatch.setattr(inference_module, "_levels", recording_levels)
+    # optima of a plotted pair and of one that is not: the table shows the plotted ones'
+    optima = [{"model": model, "gpu_model": gpu, "config_variant": "v1", "batch_size": 1,
+               "system": "s1", "slo_policy": "interactive", "slo_percentile": "p95",
+               "slo_max_latency_ms": 10.0, "optimal_concurrency": c, "throughput_per_s": t,
+               "latency_p95_ms": p95, "levels_within_slo": 2, "levels_measured": 2}
+              for model, gpu, c, t, p95 in [("bert", "H100-80GB", 2, 160.0, 7.0),
+                                            ("resnet", "A100-40GB", 1, 900.0, 1.5)]]
     con = connect(tmp_path / "pairs.duckdb")
     try:
         store = Store(con)
-        store.ensure([INFERENCE_MEASUREMENTS])
+        store.ensure([INFERENCE_MEASUREMENTS, INFERENCE_OPTIMAL_CONCURRENCY])
         store.insert(INFERENCE_MEASUREMENTS,
                      INFERENCE_MEASUREMENTS.conform(pl.DataFrame(rows, infer_schema_length=None)))
+        store.insert(INFERENCE_OPTIMAL_CONCURRENCY, INFERENCE_OPTIMAL_CONCURRENCY.conform(
+            pl.DataFrame(optima, infer_schema_length=None)))
         found = inference_section(store)
     finally:
         con.close()
+    table = next(part for part in found.parts if isinstance(part, str) and "<table" in part)
+    assert cells(table)[1:] == [["bert", "H100-80GB", "v1 · batch 1 · s1",
+                                 "2 users 160 /s · p95 7.00 ms"]]
     assert read_pairs == [{("bert", "H100-80GB"), ("gpt", None), ("resnet", "H100-80GB")}]
     shown = [p for part in found.parts if isinstance(part, Grid) for p in part.plots]
     assert [(p.kind, p.title, p.points) for p in shown if p.kind != "memory-latency"] == [
