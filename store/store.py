@@ -293,8 +293,9 @@ class Store:
         table took a process 0.48 GB higher that way, 0.34 GB this way)."""
         reader = self.con.execute(sql, params or None).to_arrow_reader(QUERY_BATCH_ROWS)
         try:
+            # an empty result from its schema: Schema.empty_table imports pandas (0.2 s)
             frames = [_frame(batch) for batch in reader] or \
-                [_frame(reader.schema.empty_table())]
+                [_frame(pa.Table.from_batches([], schema=reader.schema))]
         finally:
             reader.close()
         return frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=False)

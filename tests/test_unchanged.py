@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from ingest.engine import Limits, ingest
@@ -146,3 +148,22 @@ def test_sizing_ingest_skips_an_unchanged_root_and_writes_nothing(tmp_path, raw,
     finally:
         con.close()
     assert runs == (2, 1)  # the skipped run left no row; the forced one did
+
+
+def test_a_skipped_run_does_not_import_pandas(tmp_path, raw, monkeypatch):
+    """DuckDB imports pandas at a process's first bound parameter, and pyarrow at
+    Schema.empty_table: 0.2 s of a run that has nothing to do, kept off that path."""
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for root in (raw, empty):
+        warehouse = tmp_path / f"lab-{root.name}.duckdb"
+        assert main(["ingest", "--raw", str(root), "--warehouse", str(warehouse)]) == 0
+        skipped = subprocess.run(
+            [sys.executable, "-c", "import sys; from pipelines.cli import main; "
+             f"code = main(['ingest', '--raw', {str(root)!r}, '--warehouse', "
+             f"{str(warehouse)!r}]); print(code, 'pandas' in sys.modules)"],
+            capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1],
+            env={**os.environ, "DAGSTER_HOME": ""})
+        assert "Nothing to ingest under" in skipped.stdout
+        assert skipped.stdout.splitlines()[-1] == "0 False", (root, skipped.stdout[-300:])
