@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from store.publish import Publication
 
@@ -18,10 +19,17 @@ def published_rows(path: Path) -> list[tuple]:
         con.close()
 
 
-def test_a_reopened_staging_file_keeps_what_was_written_and_publishes_what_follows(tmp_path):
-    warehouse = tmp_path / "lab.duckdb"
-    publication = Publication(warehouse, 5.0)
-    store = publication.open()
+@pytest.fixture
+def publication(tmp_path) -> Publication:
+    """A run's publication of tmp_path/lab.duckdb, its staging file open."""
+    opened = Publication(tmp_path / "lab.duckdb", 5.0)
+    opened.open()
+    return opened
+
+
+def test_a_reopened_staging_file_keeps_what_was_written_and_publishes_what_follows(
+        publication):
+    store = publication.store
     with store.transaction():
         store.con.execute("CREATE TABLE t AS SELECT 41 AS x")
     before = store.con
@@ -31,13 +39,11 @@ def test_a_reopened_staging_file_keeps_what_was_written_and_publishes_what_follo
     with store.transaction():
         store.con.execute("INSERT INTO t VALUES (42)")
     publication.close()
-    assert published_rows(warehouse) == [(41,), (42,)]
+    assert published_rows(publication.published) == [(41,), (42,)]
 
 
-def test_a_staging_file_is_not_reopened_inside_a_transaction(tmp_path):
-    warehouse = tmp_path / "lab.duckdb"
-    publication = Publication(warehouse, 5.0)
-    store = publication.open()
+def test_a_staging_file_is_not_reopened_inside_a_transaction(publication):
+    store = publication.store
     with store.transaction():
         store.con.execute("CREATE TABLE t AS SELECT 7 AS x")
         before = store.con
@@ -45,4 +51,4 @@ def test_a_staging_file_is_not_reopened_inside_a_transaction(tmp_path):
         assert store.con is before
         store.con.execute("INSERT INTO t VALUES (8)")
     publication.close()
-    assert published_rows(warehouse) == [(7,), (8,)]
+    assert published_rows(publication.published) == [(7,), (8,)]
