@@ -100,7 +100,7 @@ class Publication:
         if self.store is None or self.store.in_transaction():
             return
         self.store.con.close()
-        self.store.con = connect(self.staging)
+        self.store.reconnect(connect(self.staging))
 
     def close(self, publish: bool = True) -> Outcome | None:
         """Close the staging file and, when `publish`, make it the warehouse."""

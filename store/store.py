@@ -152,6 +152,12 @@ class Store:
     def in_transaction(self) -> bool:
         return self._depth > 0
 
+    def reconnect(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Go on over a new connection to the same database (store/publish.py reopens one
+        between two steps); what this store ensured stays true of it."""
+        assert not self.in_transaction(), "a transaction would be lost"
+        self.con = con
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """All or nothing. Nested blocks join the outermost one, so a caller can make

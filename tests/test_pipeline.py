@@ -332,9 +332,12 @@ def test_every_asset_reads_exactly_what_it_declares(paths, monkeypatch):
     while the whole job runs on the samples) is a declared dependency of its assets (or one
     of them), and every declared dependency is read."""
     statements: dict[str, list[str]] = {}
-    original = store_module.Store.__init__
+    original, reconnect = store_module.Store.__init__, store_module.Store.reconnect
     monkeypatch.setattr(store_module.Store, "__init__", lambda self, con: original(
         self, con if isinstance(con, _Recorder) else _Recorder(con, statements)))
+    # the run reopens its connection between steps (Publication.reopen)
+    monkeypatch.setattr(store_module.Store, "reconnect", lambda self, con: reconnect(
+        self, _Recorder(con, statements)))
     raw, warehouse = paths
     assert _run(raw, warehouse).success
     graph = defs.resolve_asset_graph()
