@@ -45,9 +45,7 @@ def _record_stale(store: Store, names: list[str], run_id: str, reason: str) -> l
 
 def status(store: Store, names: list[str] | None = None) -> pl.DataFrame:
     """Read-only: a warehouse written before this table existed has no status rows."""
-    # no bound parameter: DuckDB imports pandas (0.2-0.3 s) at a process's first one
-    tables = store.query("SELECT schema_name, table_name FROM duckdb_tables()").rows()
-    if (DERIVED_STATUS.schema, DERIVED_STATUS.name) not in tables:
+    if DERIVED_STATUS.key not in store.table_keys():
         return DERIVED_STATUS.empty_frame()
     rows = store.query(f"SELECT * FROM {DERIVED_STATUS.qualified} ORDER BY table_name")
     return rows if names is None else rows.filter(pl.col("table_name").is_in(names))

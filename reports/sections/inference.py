@@ -145,7 +145,7 @@ def _points_of(store: Store, measured: str, pairs: set[tuple]) -> pl.DataFrame:
         f"SELECT * FROM ({measured}) AS point WHERE EXISTS (SELECT 1 FROM (VALUES {values}) "
         "AS pair(model, gpu_model) WHERE pair.model IS NOT DISTINCT FROM point.model AND "
         "pair.gpu_model IS NOT DISTINCT FROM point.gpu_model)",
-        [v for pair in sorted(pairs, key=repr) for v in pair])
+        [v for pair in pairs for v in pair])
 
 
 def _levels(points: pl.DataFrame) -> pl.DataFrame:

@@ -77,8 +77,7 @@ def record_history(store: Store, run_id: str) -> int:
 def _exist(store: Store, family: Family) -> bool:
     """Whether every table the family reads is in the warehouse (one never built has no
     rules to compare: none of them is 'removed')."""
-    found = store.query("SELECT schema_name || '.' || table_name AS key FROM duckdb_tables() "
-                        "WHERE database_name = current_database()")["key"].to_list()
+    found = store.table_keys()
     return all(t.key in found for t in family.tables)
 
 
