@@ -206,11 +206,25 @@ def write_bookkeeping(store: Store, report: IngestReport, kept: pl.DataFrame,
     """The run's ledger, context and conflicts replace those of the files it owns."""
     report.finished_at = now()
     store.insert(QUARANTINE, _quarantine_rows(report))
-    store.replace_all(INGESTED_FILES, _ledger_rows(report, kept), scope.where("path"))
-    store.replace_all(FILE_CONTEXT, _context_rows(report, contexts),
-                      scope.where("source_file"))
+    # only the rows that changed are written: from one run to the next most stay as they
+    # were but for last_seen_at, which one UPDATE sets
+    store.replace_changed(INGESTED_FILES, _ledger_rows(report, kept), "path",
+                          scope.where("path"), compare_without=("last_seen_at",))
+    _mark_seen(store, report.started_at, scope)
+    store.replace_changed(FILE_CONTEXT, _context_rows(report, contexts), "source_file",
+                          scope.where("source_file"))
     _write_conflicts(store, report, contexts, scope)
     store.insert(INGESTION_RUNS, _run_row(report))
+
+
+def _mark_seen(store: Store, seen_at: dt.datetime, scope: Scope) -> None:
+    """Every file of the ledger still under the raw root was seen by this run; a missing
+    file's last_seen_at is NULL (as _ledger_rows writes it)."""
+    owned, params = scope.where("path")
+    seen = "CASE WHEN status <> 'missing' THEN ?::TIMESTAMP END"
+    store.con.execute(f"UPDATE {INGESTED_FILES.qualified} SET last_seen_at = {seen} "
+                      f"WHERE {owned} AND last_seen_at IS DISTINCT FROM {seen}",
+                      [seen_at, *params, seen_at])
 
 
 def _write_conflicts(store: Store, report: IngestReport, contexts: ContextResolver,

@@ -222,6 +222,34 @@ def test_removed_file_keeps_its_rows_marked_missing(store, raw):
     assert store.con.execute("SELECT count(*) FROM raw.perf_analyzer").fetchone() == (7,)
 
 
+def test_a_run_rewrites_only_the_ledger_and_context_rows_that_changed(store, raw):
+    """A file the run only saw again keeps its ledger and context rows where they are
+    (DuckDB's rowid), with this run's last_seen_at; a new file and a file gone are
+    written (the file gone keeps its context row, as its rows stay)."""
+    def rows(table: str, key: str) -> dict[str, int]:
+        return dict(store.con.execute(f"SELECT {key}, rowid FROM {table}").fetchall())
+
+    run(store, raw)
+    run(store, raw, "r2")  # every file now "unchanged", as it stays from run to run
+    ledger, context = rows("raw.ingested_files", "path"), rows("raw.file_context", "source_file")
+    gone = "inference/h100-bm-01/perf_analyzer/bert_large_onnx-results.csv"
+    (raw / gone).unlink()
+    added = "inference/h100-bm-01/perf_analyzer/copy-results.csv"
+    (raw / added).write_text((raw / MA_INFERENCE).read_text() + "\n")
+    report = run(store, raw, "r3")
+    ledger_after = rows("raw.ingested_files", "path")
+    context_after = rows("raw.file_context", "source_file")
+    assert {p for p in ledger if ledger_after.get(p) != ledger[p]} == {gone}
+    assert set(ledger_after) - set(ledger) == {added}
+    # a missing file keeps its context, as its rows stay
+    assert {p for p in context if context_after.get(p) != context[p]} == set()
+    assert set(context_after) - set(context) == {added}
+    seen = dict(store.con.execute(
+        "SELECT path, last_seen_at FROM raw.ingested_files").fetchall())
+    assert seen.pop(gone) is None  # missing: not seen by this run
+    assert set(seen.values()) == {report.started_at}
+
+
 def test_symlink_leaving_the_raw_root_is_not_followed(store, raw, tmp_path):
     outside = tmp_path / "secret.csv"
     outside.write_bytes((raw / MA_INFERENCE).read_bytes())
