@@ -23,9 +23,10 @@ from schemas.domains import domain_of
 from schemas.llm import LLM_CAPACITY_PLAN, LLM_SERVING_RUNS
 from schemas.sizing import CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, PERCENTILES
 from store.store import Store, StoreError
+from transforms.derived import to_frame
 from transforms.inference.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
 from transforms.inference.planner import Demand, Scenario
-from transforms.inference.tables import measurements, plan_scenario, to_frame
+from transforms.inference.tables import measurements, plan_scenario
 from transforms.llm.planner import DEFAULT_TOKENS_PER_USER_PER_MIN, ChatDemand
 from transforms.llm.tables import chat_plan, policies
 

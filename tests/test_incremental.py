@@ -13,9 +13,12 @@ import pytest
 
 from pipelines.definitions import defs
 from samples import generate
+from store.store import connect
 from tests.conftest import query
 
 PA_DIR = "inference/h100-bm-01/perf_analyzer"
+OPTIMA = "sizing.inference_optimal_concurrency"
+OPTIMA_KEY = "model, config_variant, batch_size, gpu_model, system, slo_policy"
 INFERENCE = ("core.inference_measurements", "sizing.inference_optimal_concurrency",
              "sizing.capacity_plan", "sizing.gpu_memory_per_model")
 KEPT = ("core.training_runs", "sizing.training_scaling", "core.storage_measurements",
@@ -95,14 +98,40 @@ def held_back(warehouse: Path, table: str) -> list[tuple]:
                  "raw.quarantine WHERE target_table = ? ORDER BY ALL", [table])
 
 
+KEPT_MARK = " (kept)"
+
+
+def mark_optima(warehouse: Path) -> None:
+    """Mark every stored optimum: a row derived again loses the mark."""
+    con = connect(warehouse)
+    try:
+        con.execute(f"UPDATE {OPTIMA} SET rule = rule || ?", [KEPT_MARK])
+    finally:
+        con.close()
+
+
+def optima(warehouse: Path) -> list[tuple]:
+    """The optima without the mark, to compare with a rebuild."""
+    return query(warehouse, f"SELECT * REPLACE (replace(rule, ?, '') AS rule) FROM {OPTIMA} "
+                 "ORDER BY ALL", [KEPT_MARK])
+
+
+def optima_derived_again(warehouse: Path) -> dict[tuple, str]:
+    """The optima this run derived (unmarked), with their source files."""
+    return dict(query(warehouse, f"SELECT ({OPTIMA_KEY}), source_files FROM {OPTIMA} "
+                      "WHERE NOT ends_with(rule, ?)", [KEPT_MARK]))
+
+
 def test_changed_files_replace_only_their_folders_and_equal_a_rebuild(first, tmp_path):
     """A few changed files replace the rows of their run folders in
     core.inference_measurements (a Model Analyzer export's GPU file changes the rows of its
-    inference file, which did not change), and the table equals one built from nothing."""
+    inference file, which did not change), and the table equals one built from nothing; the
+    optima of the sweeps in those folders, and only those, are derived again."""
     raw, warehouse, _ = first
     table = "core.inference_measurements"
     gpu = raw / "inference/h100-bm-01/model_analyzer/results/metrics-model-gpu.csv"
     gpu.write_text(gpu.read_text().replace(",1306.0,", ",9306.0,"))
+    mark_optima(warehouse)
     r2 = run(raw, warehouse)
     assert query(warehouse, "SELECT files_changed FROM raw.ingestion_runs WHERE run_id = ?",
                  [r2.run_id]) == [('["inference/h100-bm-01/model_analyzer/results/'
@@ -119,6 +148,15 @@ def test_changed_files_replace_only_their_folders_and_equal_a_rebuild(first, tmp
     run(raw, fresh)
     assert core_rows(warehouse, table) == core_rows(fresh, table)
     assert held_back(warehouse, table) == held_back(fresh, table)
+    # and the optima of the sweeps in those folders only were derived again
+    assert materialized(r2)[OPTIMA]["metadata"]["updated_folders"].value == \
+        metadata["updated_folders"].value
+    again = optima_derived_again(warehouse)
+    assert set(again.values()) == {  # every sweep of the export, and only those
+        "inference/h100-bm-01/model_analyzer/results/metrics-model-inference.csv"}
+    assert len(again) == 3 * 2 * 4  # models x variants x SLO policies
+    assert len(optima(warehouse)) > len(again)  # the other sweeps' rows were kept
+    assert optima(warehouse) == core_rows(fresh, OPTIMA)
 
     # a new sweep in a new folder, and one gone from disk
     sweep = (raw / PA_DIR / "bert_large_onnx-results.csv").read_text()
@@ -136,3 +174,7 @@ def test_changed_files_replace_only_their_folders_and_equal_a_rebuild(first, tmp
     run(raw, fresh)
     assert core_rows(warehouse, table) == core_rows(fresh, table)
     assert held_back(warehouse, table) == held_back(fresh, table)
+    assert materialized(r3)[OPTIMA]["metadata"]["updated_folders"].value == [
+        "inference/h100-bm-01/perf_analyzer", "inference/new-box/perf_analyzer"]
+    assert optima(warehouse) == core_rows(fresh, OPTIMA)
+    assert held_back(warehouse, OPTIMA) == held_back(fresh, OPTIMA)

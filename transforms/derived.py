@@ -120,7 +120,19 @@ def replace_validated(store: Store, table: Table, rows: pl.DataFrame,
     column's domain never reaches a sizing table). Returns (rows written, held back)."""
     with store.transaction():
         _clear(store, table)
-        return _append_validated(store, table, rows, run_id or _current_run(store))
+        return append_validated(store, table, rows, run_id)
+
+
+def to_frame(table: Table, rows: list[dict]) -> pl.DataFrame:
+    """Rows of a derived table as a frame of its columns' types; where a value does not
+    fit, as polars reads them (validation holds that row back)."""
+    if not rows:
+        return table.empty_frame()
+    try:
+        return table.conform(pl.DataFrame(rows, schema=table.polars_schema))
+    except (pl.exceptions.PolarsError, OverflowError, TypeError, ValueError):
+        # a value that does not fit its column: validation names it and holds its row back
+        return pl.DataFrame(rows, infer_schema_length=None, strict=False)
 
 
 def _clear(store: Store, table: Table) -> None:
@@ -131,11 +143,13 @@ def _clear(store: Store, table: Table) -> None:
                       [table.key])
 
 
-def _append_validated(store: Store, table: Table, rows: pl.DataFrame, run_id: str
-                      ) -> tuple[int, int]:
+def append_validated(store: Store, table: Table, rows: pl.DataFrame,
+                     run_id: str | None = None) -> tuple[int, int]:
+    """Append the rows that pass the schema, hold back the others in raw.quarantine;
+    returns (rows written, held back)."""
     good, problems = validate(table, rows)
     store.insert(table, good)
-    store.insert(QUARANTINE, _quarantine(problems, run_id))
+    store.insert(QUARANTINE, _quarantine(problems, run_id or _current_run(store)))
     return good.height, len(problems)
 
 

@@ -30,8 +30,10 @@ INFERENCE_KEY = table_key(INFERENCE_MEASUREMENTS)
           check_specs=fresh_checks([INFERENCE_OPTIMAL_CONCURRENCY]))
 def inference_optimal_concurrency(context: dg.AssetExecutionContext, warehouse: Warehouse,
                                   rules: SizingRules):
+    # a few changed files: only the sweeps they touch are derived again
     yield from rebuild(context, warehouse, [INFERENCE_OPTIMAL_CONCURRENCY],
-                       lambda store: build_optimal(store, rules.knee_fraction))
+                       lambda store, by=None: build_optimal(store, rules.knee_fraction, by),
+                       by_folder=[INFERENCE_MEASUREMENTS])
 
 
 _MEMORY = (GPU_MEMORY_PER_MODEL, GPU_MEMORY_RULE)

@@ -16,10 +16,11 @@ from schemas.sizing import (
 )
 from schemas.spec import Table
 from store.store import Store
-from transforms.derived import replace_validated, sql
+from transforms.derived import FolderUpdate, replace_validated, sql, to_frame
 from transforms.inference.memory import memory_per_model, memory_rule
 from transforms.inference.optimal import NO_LIMIT, Slo, optimal_table
 from transforms.inference.planner import Demand, Plan, Scenario, plan
+from transforms.inference.sweep_update import update_optimal
 
 
 def measurements(store: Store) -> pl.DataFrame:
@@ -58,9 +59,12 @@ def gpu_memory_gb(store: Store, gpu_model: str) -> float | None:
     return values[0] if values else None
 
 
-def build_optimal(store: Store, knee_fraction: float) -> int:
-    rows = optimal_table(measurements(store), policies(store), knee_fraction)
-    return replace(store, INFERENCE_OPTIMAL_CONCURRENCY, rows)
+def build_optimal(store: Store, knee_fraction: float, by: FolderUpdate | None = None) -> None:
+    """The table rebuilt, or for a few changed files only their sweeps (sweep_update.py)."""
+    slos = policies(store)
+    if by is None or not update_optimal(store, slos, knee_fraction, by):
+        replace(store, INFERENCE_OPTIMAL_CONCURRENCY,
+                optimal_table(measurements(store), slos, knee_fraction))
 
 
 def build_memory(store: Store) -> tuple[int, int]:
@@ -85,16 +89,6 @@ def build_plans(store: Store, knee_fraction: float) -> dict[str, int]:
         CAPACITY_PLAN_ISSUES.key: replace(store, CAPACITY_PLAN_ISSUES,
                                           [i for p in plans for i in p.issues]),
     }
-
-
-def to_frame(table: Table, rows: list[dict]) -> pl.DataFrame:
-    if not rows:
-        return table.empty_frame()
-    try:
-        return table.conform(pl.DataFrame(rows, schema=table.polars_schema))
-    except (pl.exceptions.PolarsError, OverflowError, TypeError, ValueError):
-        # a value that does not fit its column: validation names it and holds its row back
-        return pl.DataFrame(rows, infer_schema_length=None, strict=False)
 
 
 def replace(store: Store, table: Table, rows: list[dict]) -> int:

@@ -35,8 +35,7 @@ from schemas.kv_cache import KV_CACHE_CAPACITY, REFERENCE_LLM_MODELS
 from schemas.ledger import INGESTED_FILES
 from schemas.llm import LLM_SERVING_OPTIMAL, LLM_SERVING_RUNS
 from store.store import Store
-from transforms.derived import replace_validated
-from transforms.inference.tables import to_frame
+from transforms.derived import replace_validated, to_frame
 
 GPU_MEMORY_UTILIZATION = 0.9  # vLLM's --gpu-memory-utilization default
 OVERHEAD_GB_PER_GPU = 2.0  # activations, CUDA graphs, NCCL/cuBLAS workspaces (see above)

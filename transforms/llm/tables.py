@@ -13,8 +13,7 @@ from schemas.llm import (
 from schemas.llm_serving import LLM_SERVING_REQUESTS
 from schemas.scenarios import CAPACITY_SCENARIOS
 from store.store import Store
-from transforms.derived import rebuild, replace_validated
-from transforms.inference.tables import to_frame
+from transforms.derived import rebuild, replace_validated, to_frame
 from transforms.llm.planner import ChatDemand, plan_chat
 from transforms.llm.serving_rule import NO_LIMIT, ChatSlo, apply, levels
 

@@ -19,8 +19,7 @@ from schemas.mlperf_results import (
     MLPERF_TRAINING_SCORES,
 )
 from store.store import Store
-from transforms.derived import rebuild, replace_validated, sql
-from transforms.inference.tables import to_frame
+from transforms.derived import rebuild, replace_validated, sql, to_frame
 from transforms.mlperf.training_scores import ROUND, Score, converged, score
 
 _SCORE_KEY = ("round", "submitter", "system", "benchmark")
