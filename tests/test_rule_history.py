@@ -305,6 +305,34 @@ def test_a_non_finite_value_fails_the_record_and_appends_nothing(tmp_path):
         store.con.close()
 
 
+def test_only_the_families_of_the_tables_a_run_changed_are_compared(tmp_path):
+    """A family none of whose tables changed is not read; the changes of one whose table
+    did are appended, and so are every family's when the context changed."""
+    raw = tmp_path / "raw"
+    write_files(raw)
+    store = Store(connect(tmp_path / "w.duckdb"))
+    try:
+        build(store, raw, "r1")
+        store.con.execute("UPDATE sizing.inference_optimal_concurrency SET throughput_per_s "
+                          "= throughput_per_s * 2 WHERE system = 'h100-vm-02'")
+        store.con.execute("UPDATE sizing.training_scaling SET images_per_sec_per_gpu = "
+                          "images_per_sec_per_gpu * 2")
+
+        def appended(run_id: str, changed: set[str]) -> set[tuple]:
+            ingest(store, raw, run_id)  # the run the history records under (no file changed)
+            record_history(store, run_id, changed)
+            return set(frame(store, "SELECT DISTINCT family, metric, status FROM "
+                             "sizing.rule_history WHERE ingest_run_id = ?", [run_id]).rows())
+
+        assert appended("r2", {"sizing.inference_optimal_concurrency"}) == {
+            ("inference_optimal_concurrency", "throughput_per_s", "changed")}
+        assert appended("r3", {"sizing.gpu_memory_rule"}) == set()  # its own: unchanged
+        assert appended("r4", {"raw.file_context"}) == {
+            ("training_scaling", "images_per_sec_per_gpu", "changed")}
+    finally:
+        store.con.close()
+
+
 def test_every_family_names_each_rule_once_on_the_sample_data(runs):
     values = current_values(runs["store"])
     assert set(values["family"]) == {f.name for f in FAMILIES}

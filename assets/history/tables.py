@@ -3,7 +3,7 @@ and sizing.rule_changes (what the latest such run changed, against the noise mar
 
 import dagster as dg
 
-from assets.derived import fresh_checks, rebuild
+from assets.derived import fresh_checks, inputs_changed, rebuild
 from assets.keys import table_key as key
 from assets.metadata import described, table_description
 from assets.resources import Warehouse
@@ -27,8 +27,11 @@ _INPUTS = (*family_tables(), FILE_CONTEXT, INGESTION_RUNS)
           check_specs=fresh_checks([RULE_HISTORY]))
 def rule_history(context: dg.AssetExecutionContext, warehouse: Warehouse):
     # appended, never rebuilt: the builder adds this run's changes to the earlier runs' rows
+    # (of the families whose tables this run changed)
     yield from rebuild(context, warehouse, [RULE_HISTORY],
-                       lambda store: build_rule_history(store, context.run_id))
+                       lambda store: build_rule_history(
+                           store, context.run_id,
+                           inputs_changed(context, store, [RULE_HISTORY])))
 
 
 @dg.asset(key=key(RULE_CHANGES), group_name="sizing", kinds={"duckdb"}, code_version=HISTORY,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from schemas.history import RULE_CHANGES
 from store.store import Store
 from transforms.derived import replace_validated
@@ -9,10 +11,11 @@ from transforms.history.changes import rule_changes
 from transforms.history.record import record_history
 
 
-def build_rule_history(store: Store, run_id: str) -> int:
+def build_rule_history(store: Store, run_id: str, changed: Collection[str] | None = None
+                       ) -> int:
     """Rows appended to sizing.rule_history for the ingest run `run_id` (never a rebuild:
-    the history keeps every earlier run's rows)."""
-    return record_history(store, run_id)
+    the history keeps every earlier run's rows); `changed`: the tables the run changed."""
+    return record_history(store, run_id, changed)
 
 
 def build_rule_changes(store: Store, run_id: str) -> tuple[int, int]:
