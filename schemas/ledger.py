@@ -97,7 +97,9 @@ INGESTION_RUNS = Table(
         text("files_changed", "The files whose rows this run changed, as a JSON array of "
              "paths, when at most 1,000 did; NULL when more did or the run rebuilds "
              "everything. A core table whose rows are grouped by run folder replaces only "
-             "the folders of these files (its materialization's updated_folders)."),
+             "the folders of these files (its materialization's updated_folders), and "
+             "sizing.inference_optimal_concurrency derives again only the sweeps measured "
+             "in those folders."),
     ),
     lineage=False,
 )
