@@ -64,3 +64,17 @@ def test_only_the_touched_sweeps_are_derived_again_as_a_rebuild_would(store, raw
     updated = rows(store)
     build_optimal(store, 0.95)  # whole
     assert rows(store) == updated
+
+
+def test_a_held_back_row_that_is_not_a_sweep_rebuilds_the_table_whole(store, raw: Path):
+    ingest(store, raw, "r1")
+    build_inference_measurements(store, "r1")
+    build_optimal(store, 0.95)
+    record = held_back("bert_large_onnx", PA_FILE)
+    record["row_values"] = json.dumps({**json.loads(record["row_values"]), "model": ["a"]})
+    store.con.execute("INSERT INTO raw.quarantine VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      list(record.values()))
+    before = rows(store)
+    by = FolderUpdate([PA_FILE])
+    assert update_optimal(store, policies(store), 0.95, by) is False
+    assert by.folders is None and rows(store) == before  # nothing written

@@ -43,7 +43,8 @@ def update_optimal(store: Store, policies: list[Slo], knee_fraction: float,
     held = _held_back(store)
     if held is None:
         return False
-    touched = _sweeps_now(store, folders) | _sweeps_before(store, held, set(folders))
+    touched = _sweeps_now(store, folders, by.files) | _sweeps_before(store, held,
+                                                                     set(folders))
     if len(touched) > MAX_SWEEPS:
         return False
     by.folders = folders
@@ -78,7 +79,9 @@ def _held_back(store: Store) -> dict[str, tuple[Sweep, list[str]]] | None:
                              "WHERE target_table = ?", [TABLE.key]).rows():
         try:
             row = json.loads(text)
-            found[text] = (tuple(row[k] for k in SWEEP), _files(row.get("source_files")))
+            sweep = tuple(row[k] for k in SWEEP)
+            hash(sweep)  # a list or an object where a key value was: not a sweep
+            found[text] = (sweep, _files(row.get("source_files")))
         except (TypeError, ValueError, KeyError):
             return None
     return found
@@ -88,10 +91,13 @@ def _files(joined: object) -> list[str]:
     return [f for f in joined.split(";") if f] if isinstance(joined, str) else []
 
 
-def _sweeps_now(store: Store, folders: list[str]) -> set[Sweep]:
+def _sweeps_now(store: Store, folders: list[str], files: list[str]) -> set[Sweep]:
+    """The sweeps measured in these folders now (or by these files, whatever their rows'
+    folder)."""
     return set(store.query(
         f"SELECT DISTINCT {', '.join(SWEEP)} FROM core.inference_measurements "
-        "WHERE run_folder IN (SELECT unnest(?::VARCHAR[]))", [folders]).rows())
+        "WHERE run_folder IN (SELECT unnest(?::VARCHAR[])) "
+        "OR source_file IN (SELECT unnest(?::VARCHAR[]))", [folders, files]).rows())
 
 
 def _sweeps_before(store: Store, held: dict[str, tuple[Sweep, list[str]]],
