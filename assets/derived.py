@@ -76,6 +76,9 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
             context.log.error(f"{', '.join(t.key for t in tables)} kept as it was (stale): "
                               f"the rebuild failed: {reason}")
             recorded = mark_stale(store, [t.key for t in tables], context.run_id, reason)
+            # a table never built before is there, empty: its readers (downstream steps,
+            # checks, analysts' queries) find no rows rather than no table
+            store.ensure(tables)
         for i, table in enumerate(tables):
             metadata = table_metadata(store, table)
             metadata.update(rebuilt=dg.MetadataValue.bool(reason is None),

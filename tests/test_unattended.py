@@ -18,6 +18,7 @@ from ingest.reading import Unreadable, read_file
 from pipelines.cli import main
 from pipelines.definitions import defs
 from samples import generate
+from schemas.core import INFERENCE_MEASUREMENTS
 from store.store import Store
 
 PA = "inference/h100-bm-01/perf_analyzer/bert_large_onnx-results.csv"
@@ -220,6 +221,30 @@ def test_a_failing_rebuild_keeps_the_last_good_table_and_says_it_is_stale(raw, t
     assert _fresh_checks(result)["sizing/storage_capability"] is True
     assert query(warehouse, "SELECT count(*) FROM raw.derived_status "
                             "WHERE status = 'stale'") == [(0,)]
+
+
+def test_a_table_whose_first_build_fails_is_there_empty_and_stale(raw, tmp_path,
+                                                                  monkeypatch):
+    """A cold run whose core inference build fails (DuckDB out of memory, say) has no last
+    good content to keep: the table is there, empty, and stale; the run goes on (the step
+    used to fail reading the metadata of a table its rolled-back build had created)."""
+    warehouse = tmp_path / "w.duckdb"
+
+    def broken(store, run_id, by_folder=None):
+        store.ensure([INFERENCE_MEASUREMENTS])  # made in the build's transaction...
+        raise MemoryError("failed to pin block of size 256.0 KiB")  # ...rolled back
+
+    monkeypatch.setattr("assets.inference.measurements.build_inference_measurements", broken)
+    result = _run(raw, warehouse)
+    assert result.success
+    assert _fresh_checks(result)["core/inference_measurements"] is False
+    assert query(warehouse, "SELECT count(*) FROM core.inference_measurements") == [(0,)]
+    assert query(warehouse, "SELECT status, built_run_id, reason FROM raw.derived_status "
+                            "WHERE table_name = 'core.inference_measurements'") == [
+        ("stale", None, "MemoryError: failed to pin block of size 256.0 KiB")]
+    monkeypatch.undo()  # the next run builds it
+    assert _fresh_checks(_run(raw, warehouse))["core/inference_measurements"] is True
+    assert query(warehouse, "SELECT count(*) FROM core.inference_measurements") == [(67,)]
 
 
 def test_the_summary_names_stale_tables_and_the_report_runs_after_a_no_op(raw, tmp_path,
