@@ -68,7 +68,7 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
             return built
 
         try:
-            built = retrying(build_all, ", ".join(t.key for t in tables))
+            built = retrying(lambda: store.with_room(build_all), ", ".join(t.key for t in tables))
             held_back = built if core and isinstance(built, int) else None
             mark_fresh(store, [t.key for t in tables], context.run_id)
         except Exception as exc:  # noqa: BLE001 - contained: the table keeps its content

@@ -12,15 +12,17 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 import polars as pl
 import pyarrow as pa
 
 from schemas.ledger import INGESTED_FILES
-from schemas.spec import Table, quote_ident
+from schemas.spec import Table, quote_ident, quote_literal
 
 SCHEMAS = ("raw", "core", "sizing")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,10 @@ StoreError = duckdb.Error  # what any warehouse operation raises, for callers to
 # At 512 MB the raw step's final INSERT and COMMIT took the 100,000-file run's own process
 # to 888 MB, at 256 MB to 762 MB, and the run was no slower (bench/profile.py, one run each).
 WRITER_MEMORY_LIMIT = "256MB"
+# What a build that ran out of WRITER_MEMORY_LIMIT gets for a second try. Some operators do
+# not spill: the core inference query over a 100,000-file archive failed at 192 MB and ran
+# at 256 MB, so a larger archive's rebuild would go stale where 1 GB builds it.
+ROOMY_MEMORY_LIMIT = "1GB"
 QUERY_BATCH_ROWS = 100_000  # rows a query's result reaches polars at a time (Store.query)
 
 
@@ -164,6 +170,23 @@ class Store:
         between two steps); what this store ensured stays true of it."""
         assert not self.in_transaction(), "a transaction would be lost"
         self.con = con
+
+    def with_room(self, call: Callable[[], T]) -> T:
+        """`call()`; when DuckDB runs out of memory, once more under ROOMY_MEMORY_LIMIT (the
+        memory limit as it was afterwards). `call` must be a whole transaction: the try that
+        failed was rolled back."""
+        try:
+            return call()
+        except duckdb.OutOfMemoryException:
+            if self.in_transaction():
+                raise  # the outer transaction is lost: its owner decides
+            found = self.con.execute("SELECT current_setting('memory_limit')").fetchone()
+            limit = str(found[0]) if found else WRITER_MEMORY_LIMIT
+            self.con.execute(f"SET memory_limit = '{ROOMY_MEMORY_LIMIT}'")
+            try:
+                return call()
+            finally:
+                self.con.execute(f"SET memory_limit = {quote_literal(limit)}")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
