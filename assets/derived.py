@@ -17,7 +17,7 @@ from assets.resources import Warehouse
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.spec import Table
 from store.lake_run import retrying
-from store.store import Store
+from store.store import ROOMY_MEMORY_LIMIT, Store
 from transforms.derived import FolderUpdate
 from transforms.freshness import FRESH, mark_fresh, mark_stale, status
 
@@ -67,8 +67,14 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
                         leave_out_missing(store, table)
             return built
 
+        names = ", ".join(t.key for t in tables)
+
+        def out_of_memory(error: str) -> None:
+            context.log.warning(f"{names}: {error}; built again with {ROOMY_MEMORY_LIMIT} of "
+                                "DuckDB memory")
+
         try:
-            built = retrying(lambda: store.with_room(build_all), ", ".join(t.key for t in tables))
+            built = retrying(lambda: store.with_room(build_all, out_of_memory), names)
             held_back = built if core and isinstance(built, int) else None
             mark_fresh(store, [t.key for t in tables], context.run_id)
         except Exception as exc:  # noqa: BLE001 - contained: the table keeps its content

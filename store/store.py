@@ -171,15 +171,18 @@ class Store:
         assert not self.in_transaction(), "a transaction would be lost"
         self.con = con
 
-    def with_room(self, call: Callable[[], T]) -> T:
+    def with_room(self, call: Callable[[], T],
+                  on_retry: Callable[[str], None] | None = None) -> T:
         """`call()`; when DuckDB runs out of memory, once more under ROOMY_MEMORY_LIMIT (the
-        memory limit as it was afterwards). `call` must be a whole transaction: the try that
-        failed was rolled back."""
+        memory limit as it was afterwards), told to `on_retry` with the error. `call` must be
+        a whole transaction: the try that failed was rolled back."""
         try:
             return call()
-        except duckdb.OutOfMemoryException:
+        except duckdb.OutOfMemoryException as exc:
             if self.in_transaction():
                 raise  # the outer transaction is lost: its owner decides
+            if on_retry is not None:
+                on_retry(str(exc).splitlines()[0])
             found = self.con.execute("SELECT current_setting('memory_limit')").fetchone()
             limit = str(found[0]) if found else WRITER_MEMORY_LIMIT
             self.con.execute(f"SET memory_limit = '{ROOMY_MEMORY_LIMIT}'")

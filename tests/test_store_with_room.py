@@ -29,8 +29,10 @@ def test_a_build_out_of_memory_is_tried_again_with_room_then_the_limit_is_restor
             raise duckdb.OutOfMemoryException("failed to pin block of size 256.0 KiB")
         return 42
 
-    assert store.with_room(build) == 42
+    told: list[str] = []
+    assert store.with_room(build, told.append) == 42
     assert tried == [usual, 953.6]  # 1GB
+    assert told == ["failed to pin block of size 256.0 KiB"]
     assert ROOMY_MEMORY_LIMIT == "1GB" and limit(store) == pytest.approx(usual, abs=0.1)
 
 
