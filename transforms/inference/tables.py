@@ -27,6 +27,17 @@ def measurements(store: Store) -> pl.DataFrame:
     return store.query(sql("sizing_measurements"))
 
 
+def memory_points(store: Store) -> pl.DataFrame:
+    """The measurements memory_per_model can pick from (batch 1 with a GPU memory, at the
+    lowest concurrency of each model and GPU), in the order of `measurements`, which breaks
+    its ties. Narrowed in DuckDB: at 100,000 files the rule read 245,000 measurements into
+    polars to use 21,670."""
+    return store.query(
+        f"SELECT * FROM ({sql('sizing_measurements')}) WHERE coalesce(batch_size, 1) = 1 AND "
+        "gpu_memory_mb IS NOT NULL AND concurrency IS NOT NULL QUALIFY concurrency = "
+        "min(concurrency) OVER (PARTITION BY model, gpu_model) ORDER BY ALL")
+
+
 def policies(store: Store) -> list[Slo]:
     rows = store.query(f"SELECT name, percentile, max_latency_ms FROM {SLO_POLICIES.qualified} "
                        "ORDER BY name")
@@ -70,7 +81,7 @@ def build_optimal(store: Store, knee_fraction: float, by: FolderUpdate | None = 
 def build_memory(store: Store) -> tuple[int, int]:
     models = store.query(f"SELECT model, parameters_billions, precision "
                          f"FROM {REFERENCE_MODELS.qualified}")
-    per_model = memory_per_model(measurements(store), models)
+    per_model = memory_per_model(memory_points(store), models)
     return (replace(store, GPU_MEMORY_PER_MODEL, per_model),
             replace(store, GPU_MEMORY_RULE, memory_rule(per_model)))
 
