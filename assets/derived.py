@@ -79,8 +79,7 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
             mark_fresh(store, [t.key for t in tables], context.run_id)
         except Exception as exc:  # noqa: BLE001 - contained: the table keeps its content
             reason = f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS]
-            context.log.error(f"{', '.join(t.key for t in tables)} kept as it was (stale): "
-                              f"the rebuild failed: {reason}")
+            context.log.error(f"{names} kept as it was (stale): the rebuild failed: {reason}")
             recorded = mark_stale(store, [t.key for t in tables], context.run_id, reason)
             # a table never built before is there, empty: its readers (downstream steps,
             # checks, analysts' queries) find no rows rather than no table

@@ -365,6 +365,16 @@ class Store:
         return frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=False)
 
 
+def one_of(alias: str, columns: dict[str, str], count: int) -> str:
+    """SQL: the row `alias` matches one of `count` tuples of `columns` (name -> DuckDB type),
+    given as bound parameters, tuple after tuple; NULL matches NULL."""
+    one = ", ".join(f"?::{kind}" for kind in columns.values())
+    values = ", ".join(f"({one})" for _ in range(count))
+    match = " AND ".join(f"given.{c} IS NOT DISTINCT FROM {alias}.{c}" for c in columns)
+    return (f"EXISTS (SELECT 1 FROM (VALUES {values}) AS given({', '.join(columns)}) "
+            f"WHERE {match})")
+
+
 def _differences(rows: pl.DataFrame, stored: pl.DataFrame, key: str,
                  compare_without: tuple[str, ...]) -> tuple[pl.DataFrame, list[str]] | None:
     """The rows that are new or differ from the stored ones, and the keys of the stored

@@ -16,7 +16,7 @@ from reports.chart_cache import memo
 from reports.data import has_rows, read, select_sql, text
 from reports.html import Section, esc, name, number, paragraph, raw_table
 from reports.sections.memory import memory
-from store.store import Store
+from store.store import Store, one_of
 
 SWEEP = ("model", "config_variant", "batch_size", "gpu_model", "system")
 PAIR = ["model", "gpu_model"]
@@ -139,12 +139,9 @@ def _count(store: Store, sql: str) -> int:
 
 def _points_of(store: Store, measured: str, pairs: set[tuple]) -> pl.DataFrame:
     """The measured points of the model and GPU pairs (NULL matching NULL)."""
-    values = ", ".join(f"(${2 * i + 1}::VARCHAR, ${2 * i + 2}::VARCHAR)"
-                       for i in range(len(pairs)))
     return store.query(
-        f"SELECT * FROM ({measured}) AS point WHERE EXISTS (SELECT 1 FROM (VALUES {values}) "
-        "AS pair(model, gpu_model) WHERE pair.model IS NOT DISTINCT FROM point.model AND "
-        "pair.gpu_model IS NOT DISTINCT FROM point.gpu_model)",
+        f"SELECT * FROM ({measured}) AS point WHERE "
+        f"{one_of('point', {'model': 'VARCHAR', 'gpu_model': 'VARCHAR'}, len(pairs))}",
         [v for pair in pairs for v in pair])
 
 

@@ -19,7 +19,7 @@ import polars as pl
 
 from schemas.ledger import QUARANTINE
 from schemas.sizing import INFERENCE_OPTIMAL_CONCURRENCY
-from store.store import Store
+from store.store import Store, one_of
 from transforms.derived import FolderUpdate, append_validated, folders_of, sql, to_frame
 from transforms.inference.optimal import SWEEP, Slo, optimal_table
 
@@ -27,7 +27,8 @@ TABLE = INFERENCE_OPTIMAL_CONCURRENCY
 # More sweeps touched than this and the table is rebuilt whole: it costs no more.
 MAX_SWEEPS = 500
 Sweep = tuple[object, ...]  # the values of SWEEP
-_TYPES = {c.name: c.duckdb_type for c in TABLE.all_columns}
+# in SWEEP's order: the order of each sweep's bound values
+_SWEEP_TYPES = {name: {c.name: c.duckdb_type for c in TABLE.all_columns}[name] for name in SWEEP}
 
 
 def update_optimal(store: Store, policies: list[Slo], knee_fraction: float,
@@ -52,9 +53,10 @@ def update_optimal(store: Store, policies: list[Slo], knee_fraction: float,
         return True
     sweeps = sorted(touched, key=repr)
     points = store.query(f"SELECT * FROM ({sql('sizing_measurements')}) AS m "
-                         f"WHERE {_in_sweeps('m', len(sweeps))}", _values(sweeps))
+                         f"WHERE {one_of('m', _SWEEP_TYPES, len(sweeps))}", _values(sweeps))
     rows = optimal_table(points, policies, knee_fraction)
-    store.con.execute(f"DELETE FROM {TABLE.qualified} AS t WHERE {_in_sweeps('t', len(sweeps))}",
+    store.con.execute(f"DELETE FROM {TABLE.qualified} AS t "
+                      f"WHERE {one_of('t', _SWEEP_TYPES, len(sweeps))}",
                       _values(sweeps))
     outdated = [text for text, (sweep, _) in held.items() if sweep in touched]
     if outdated:
@@ -114,14 +116,6 @@ def _sweeps_before(store: Store, held: dict[str, tuple[Sweep, list[str]]],
                 .select(SWEEP).rows())
     return found | {sweep for sweep, files in held.values()
                     if any(folders_of(f) & folders for f in files)}
-
-
-def _in_sweeps(alias: str, count: int) -> str:
-    """`alias`'s row is of one of `count` sweeps given as parameters (NULL matching NULL)."""
-    one = ", ".join(f"?::{_TYPES[c]}" for c in SWEEP)
-    values = ", ".join(f"({one})" for _ in range(count))
-    match = " AND ".join(f"s.{c} IS NOT DISTINCT FROM {alias}.{c}" for c in SWEEP)
-    return f"EXISTS (SELECT 1 FROM (VALUES {values}) AS s({', '.join(SWEEP)}) WHERE {match})"
 
 
 def _values(sweeps: list[Sweep]) -> list[object]:
