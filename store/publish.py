@@ -92,15 +92,16 @@ class Publication:
             raise
         return self.store
 
-    def reopen(self) -> None:
+    def reopen(self) -> bool:
         """Close the staging file's connection and open it again, between two steps: DuckDB
         gives back to the system the memory it keeps for reuse until its database closes
         (375 MB after rewriting a 245,000-row table, 50 MB of it in use). Not inside a
-        transaction: closing would roll it back."""
+        transaction: closing would roll it back. Returns whether it reopened."""
         if self.store is None or self.store.in_transaction():
-            return
+            return False
         self.store.con.close()
         self.store.reconnect(connect(self.staging))
+        return True
 
     def close(self, publish: bool = True) -> Outcome | None:
         """Close the staging file and, when `publish`, make it the warehouse."""

@@ -10,12 +10,14 @@ import dagster as dg
 import duckdb
 import pytest
 
+from assets import derived
 from assets import versions as versions_module
 from assets.resources import Warehouse
 from pipelines.automation import daily_ingest_schedule, raw_files_sensor
 from pipelines.definitions import defs
 from samples import generate
 from store import store as store_module
+from store.publish import Publication
 from store.store import connect
 from tests.conftest import CORPUS
 
@@ -472,3 +474,44 @@ def test_the_whole_corpus_goes_through_the_job(tmp_path: Path):
     result = _run(CORPUS, tmp_path / "corpus.duckdb")
     assert result.success
     assert (tmp_path / "reports" / "sizing-report.html").stat().st_size > 10_000
+
+
+def test_reopening_the_warehouse_after_every_step_builds_the_same_tables(paths, monkeypatch):
+    """Derived steps reopen the run's connection when the process holds much memory
+    (assets/derived.py RELEASE_ABOVE_MB); with a threshold of 0 every rebuilding step does,
+    and the tables are those of a run that never reopens."""
+    raw, warehouse = paths
+    reopened: list[bool] = []
+    original = Publication.reopen
+
+    def counted(self: Publication) -> bool:
+        done = original(self)
+        reopened.append(done)
+        return done
+
+    monkeypatch.setattr(Publication, "reopen", counted)
+    monkeypatch.setattr(derived, "RELEASE_ABOVE_MB", 10**9)  # never (but after the raw step)
+    assert _run(raw, warehouse).success
+    after_raw_step_only = len(reopened)
+    monkeypatch.setattr(derived, "RELEASE_ABOVE_MB", 0)
+    reopening = warehouse.with_name("reopening.duckdb")
+    result = _run(raw, reopening)
+    assert result.success and all(_checks(result).values())
+    rebuilt = {e.step_key for e in result.get_asset_materialization_events()
+               if e.asset_key.path[0] in ("core", "sizing")}
+    assert after_raw_step_only == 2  # after the raw step and before the report
+    assert len(reopened) - after_raw_step_only == 2 + len(rebuilt) and all(reopened)
+    assert len(rebuilt) >= 10
+    tables = ["core.inference_measurements", "sizing.inference_optimal_concurrency",
+              "sizing.gpu_memory_rule", "sizing.training_scaling", "sizing.capacity_plan"]
+    for table in tables:
+        assert _rows(warehouse, table) == _rows(reopening, table), table
+    assert len(_rows(reopening, "core.inference_measurements")) == 67
+
+
+def _rows(warehouse: Path, table: str) -> list[tuple]:
+    con = connect(warehouse, read_only=True)
+    try:
+        return con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
+    finally:
+        con.close()
