@@ -18,7 +18,7 @@ from reports import chart_cache
 from reports.chart_cache import ChartCache
 from reports.checks import CheckOutcome
 from reports.html import Section, page
-from reports.sections.changes import comparison, what_changed
+from reports.sections.changes import comparison, history, what_changed
 from reports.sections.collectives import collectives
 from reports.sections.coverage import coverage
 from reports.sections.inference import inference
@@ -43,9 +43,10 @@ class Written:
 
 
 def sections(store: Store, checks: Sequence[CheckOutcome] | None) -> list[Section]:
-    answers = [summary(store, checks), what_changed(store), inference(store),
+    rules = history(store)  # both "What changed" and "Comparison" read it: read once
+    answers = [summary(store, checks), what_changed(store, rules), inference(store),
                llm_serving(store), training(store), collectives(store), storage(store),
-               mlperf(store), comparison(store)]
+               mlperf(store), comparison(rules)]
     return [*answers, coverage(store, answers), quality(store, checks)]
 
 

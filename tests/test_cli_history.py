@@ -423,11 +423,12 @@ def test_end_to_end_through_the_history_engine(tmp_path, capsys):
     assert "matched across tool, backend" in out
 
     # the report's sections on the same warehouse
-    from reports.sections.changes import what_changed
+    from reports.sections.changes import history, what_changed
 
     con = connect(warehouse, read_only=True)
     try:
-        part = what_changed(Store(con))
+        store = Store(con)
+        part = what_changed(store, history(store))
     finally:
         con.close()
     html = "".join(p for p in part.parts if isinstance(p, str))

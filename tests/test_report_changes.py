@@ -10,7 +10,7 @@ from pathlib import Path
 
 from reports.html import esc
 from reports.report import render, write_report
-from reports.sections.changes import comparison, what_changed
+from reports.sections.changes import comparison, history, what_changed
 from schemas.history import RULE_CHANGES, RULE_HISTORY
 from store.store import Store, connect
 from tests.test_cli_history import (
@@ -34,12 +34,20 @@ def html_of(warehouse: Path, build) -> tuple[str, list[str]]:
     return "".join(p for p in part.parts if isinstance(p, str)), part.missing
 
 
+def changed_of(store: Store):
+    return what_changed(store, history(store))
+
+
+def compared_of(store: Store):
+    return comparison(history(store))
+
+
 def body_rows(html: str) -> list[str]:
     return re.findall(r"<tr><td.*?</tr>", html)
 
 
 def test_nothing_beyond_noise_names_the_run_and_lists_the_noise(tmp_path):
-    html, missing = html_of(write_history(tmp_path / "h.duckdb"), what_changed)
+    html, missing = html_of(write_history(tmp_path / "h.duckdb"), changed_of)
     assert missing == []
     assert ("Nothing changed beyond noise since <b>run 22222222 (2026-11-10 10:00 UTC)</b>"
             in html)
@@ -52,7 +60,7 @@ def test_nothing_beyond_noise_names_the_run_and_lists_the_noise(tmp_path):
 
 
 def test_changes_beyond_the_margin_come_first_with_their_context(tmp_path):
-    html, _ = html_of(write_history(tmp_path / "h.duckdb", changes=R2_CHANGES), what_changed)
+    html, _ = html_of(write_history(tmp_path / "h.duckdb", changes=R2_CHANGES), changed_of)
     assert ("<b>1 rule value</b> moved beyond the noise margin in <b>run 22222222 "
             "(2026-11-10 10:00 UTC)</b>") in html
     beyond = html[html.index("Beyond the noise margin"):html.index("Within noise (1)")]
@@ -68,7 +76,7 @@ def test_changes_beyond_the_margin_come_first_with_their_context(tmp_path):
 
 def test_comparison_puts_gpus_side_by_side_with_margins(tmp_path):
     warehouse = write_history(tmp_path / "h.duckdb")
-    html, missing = html_of(warehouse, comparison)
+    html, missing = html_of(warehouse, compared_of)
     assert missing == []
     assert f"<h3>{INFERENCE.replace('_', '_<wbr>')}: A100-40GB vs H100-80GB</h3>" in html
     (row,) = body_rows(html)
@@ -105,8 +113,8 @@ def test_sections_sit_after_the_summary_and_before_coverage(tmp_path):
 def test_no_data_yet_when_the_tables_are_missing_or_empty(tmp_path):
     empty = tmp_path / "none.duckdb"
     connect(empty).close()
-    for build, what in ((what_changed, "no rule history yet (sizing.rule_history)"),
-                        (comparison, "no rule history to compare (sizing.rule_history)")):
+    for build, what in ((changed_of, "no rule history yet (sizing.rule_history)"),
+                        (compared_of, "no rule history to compare (sizing.rule_history)")):
         html, missing = html_of(empty, build)
         assert missing == [what] and "No data yet:</b>" in html
     bare = tmp_path / "empty-tables.duckdb"
@@ -115,8 +123,8 @@ def test_no_data_yet_when_the_tables_are_missing_or_empty(tmp_path):
         Store(con).ensure([RULE_HISTORY, RULE_CHANGES])
     finally:
         con.close()
-    assert html_of(bare, what_changed)[1] == ["no rule history yet (sizing.rule_history)"]
-    assert html_of(bare, comparison)[1] == ["no rule history to compare "
+    assert html_of(bare, changed_of)[1] == ["no rule history yet (sizing.rule_history)"]
+    assert html_of(bare, compared_of)[1] == ["no rule history to compare "
                                             "(sizing.rule_history)"]
 
 
@@ -124,12 +132,12 @@ def test_history_without_changes_and_without_a_second_gpu(tmp_path):
     # only R1's values: no change recorded yet, and B alone on its GPU
     only_b = [r for r in HISTORY if r["rule_key"] == B["rule_key"]][:1]
     warehouse = write_history(tmp_path / "h.duckdb", only_b, changes=[])
-    html, missing = html_of(warehouse, what_changed)
+    html, missing = html_of(warehouse, changed_of)
     assert missing == [] and ("Nothing changed beyond noise since <b>run 11111111 "
                               "(2026-11-01 10:00 UTC)</b>") in html
     con = connect(warehouse, read_only=True)
     try:
-        part = comparison(Store(con))
+        part = comparison(history(Store(con)))
     finally:
         con.close()
     assert "No rule has been measured on two GPU models yet." in "".join(
