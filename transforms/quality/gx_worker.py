@@ -2,9 +2,9 @@
 
 Importing GX takes seconds (scipy, altair, sqlalchemy come with it) and tearing it down at
 exit most of another, while the suites themselves validate in a tenth of that. So the asset
-checks hand their suites to one worker process per run, started as soon as the run knows
-it will rebuild tables with data in them: its start-up overlaps the rebuild, on the other
-core, instead of delaying the run. The ingesting process never imports GX.
+checks hand their suites to one worker process per run, started when the raw step ends
+having changed rows (assets/ingestion/raw_files.py): its start-up overlaps the rebuild, on
+the other core, instead of delaying the run. The ingesting process never imports GX.
 
 A suite is read in the run's process, against the run's own (not yet published) warehouse:
 its frame goes to the worker as an Arrow IPC file, its expectations as their class names
