@@ -27,7 +27,7 @@ from typing import Any, ParamSpec
 import polars as pl
 
 from reports.charts import Plot, full_spec
-from reports.drawing import Drawing, Task, worker_count
+from reports.drawing import ALONE_ABOVE_MB, Drawing, Task, worker_count
 
 P = ParamSpec("P")
 _ACTIVE: contextvars.ContextVar[ChartCache | None] = contextvars.ContextVar(
@@ -52,9 +52,11 @@ class ChartCache:
     def __init__(self, path: Path | None, workers: int | None = None,
                  draw_svg: bool = True):
         """`workers`: processes that build and draw the charts to be made (None: one per
-        core); `draw_svg`: they also draw the static page's SVG."""
+        core, unless the process is already large: drawing.ALONE_ABOVE_MB); `draw_svg`:
+        they also draw the static page's SVG."""
         self.path = path
-        self.drawing = Drawing(worker_count(workers), draw_svg)
+        self.drawing = Drawing(worker_count(workers), draw_svg,
+                               None if workers is not None else ALONE_ABOVE_MB)
         self._plots: dict[str, dict | None] = {}
         self._svgs: dict[str, str] = {}
         self._used_plots: dict[str, dict | None] = {}

@@ -14,6 +14,10 @@ back and builds it itself, and while it waits for one a worker is drawing, it bu
 last charts of the page that no worker has started (the workers work from the front, the
 report from the back, so neither waits for the other until they meet).
 
+Over a large archive the report's own process is already large when the pool would start,
+and a worker on top of it would take the run past 1 GB: then no pool starts and the report
+draws alone (ALONE_ABOVE_MB), unless SIZING_REPORT_WORKERS asks for workers.
+
 A worker that dies or cannot take a task costs time, never a chart: the chart is built
 again in the report's own process. An error raised by the chart function itself is raised
 as it would be in-process.
@@ -32,11 +36,19 @@ from ingest import config
 from ingest.spawn_pool import SpawnPool
 from reports import charts
 from reports.charts import Plot
+from store.resident import resident_mb
 
 # Measured (bench/profile.py): starting two workers costs about a second of one core, which
 # building about eight charts in-process also costs; with fewer misses (a run that added a
 # file redraws a few charts) the report draws in its own process.
 MIN_CHARTS_FOR_WORKERS = 8
+# A drawing worker holds about 350 MB, and the report's own process grows by about 150 MB
+# after the pool would start (the rest of its data read, the page assembled). When the
+# process already holds more than this then, a worker would take the run past 1 GB: the
+# report draws alone, a few seconds slower. Measured when the pool starts: 405 MB over a
+# 1,000-file archive, 428 MB over 10,000 files, 621 MB over 100,000 (whose run peaked at
+# 1,130-1,170 MB with its worker). SIZING_REPORT_WORKERS, when set, is followed instead.
+ALONE_ABOVE_MB = 520.0
 
 
 @dataclass(frozen=True)
@@ -72,10 +84,15 @@ def worker_count(option: int | None = None) -> int:
 class Drawing:
     """The worker pool of one report, started when enough charts are to be drawn."""
 
-    def __init__(self, workers: int, draw_svg: bool) -> None:
-        """`workers`: processes that draw, the report's own among them."""
+    def __init__(self, workers: int, draw_svg: bool,
+                 alone_above_mb: float | None = None) -> None:
+        """`workers`: processes that draw, the report's own among them. `alone_above_mb`:
+        when the report's process holds more than that as the pool would start, no pool
+        starts (ALONE_ABOVE_MB; None: the pool starts whatever the memory)."""
         self.workers = workers
         self.draw_svg = draw_svg
+        self.alone_above_mb = alone_above_mb
+        self.alone = False  # the pool was not started for lack of memory
         self._pool: SpawnPool | None = None
         self._waiting: list[tuple[Task, Future]] = []
         # the report's future -> its task and the pool's future, in page order
@@ -86,15 +103,25 @@ class Drawing:
 
     def submit(self, task: Task) -> Future | None:
         """A future of (Plot, SVG), or None when the chart is better built in-process."""
-        if self.workers < 2:
+        if self.workers < 2 or self.alone:
             return None
         future: Future = Future()
         self._waiting.append((task, future))
         if self._pool is None and len(self._waiting) >= MIN_CHARTS_FOR_WORKERS:
+            if self._too_big():
+                self.alone = True
+                self.settle()  # the charts waiting are built in-process, as the next ones
+                return future
             self._pool = _pool(self.workers - 1)
         if self._pool is not None:
             self._hand_over()
         return future
+
+    def _too_big(self) -> bool:
+        if self.alone_above_mb is None:
+            return False
+        held = resident_mb()
+        return held is not None and held > self.alone_above_mb
 
     def take_back(self, future: Future) -> bool:
         """True when no worker has started the chart of `future` (and none will): the

@@ -248,3 +248,34 @@ def test_a_few_charts_are_drawn_without_workers(warehouse, tmp_path):
     again, warm = rendered(store, ChartCache(tmp_path / "c.json", workers=2))
     assert (warm.misses, warm.drawing.handed) == (3, 0)
     assert again == first
+
+
+def test_a_report_whose_process_is_already_large_draws_alone(warehouse, monkeypatch):
+    """Workers not asked for (SIZING_REPORT_WORKERS unset): when the report's process holds
+    more than ALONE_ABOVE_MB as the pool would start, none starts (a worker's 350 MB would
+    take a large archive's run past 1 GB) and the report draws every chart itself; under
+    it, the pool starts. The page is the same."""
+    store = Store(connect(warehouse, read_only=True))
+    alone, _ = page_drawn_by(store, 0)
+    pools: list[int] = []
+
+    def idle_pool(workers: int) -> Executor:
+        pools.append(workers)
+        return IdleWorkers()
+    monkeypatch.setattr(drawing, "_pool", idle_pool)
+    # two drawing processes on any machine, as on two cores
+    monkeypatch.setattr(chart_cache, "worker_count",
+                        lambda option=None: 2 if option is None else option)
+    monkeypatch.setattr(chart_cache, "ALONE_ABOVE_MB", 0.0)
+    large, cache = rendered(store, ChartCache(None))
+    assert pools == [] and cache.drawing.alone and cache.drawing.handed == 0
+    assert cache.misses >= drawing.MIN_CHARTS_FOR_WORKERS
+    assert large == alone
+    monkeypatch.setattr(chart_cache, "ALONE_ABOVE_MB", 10.0**9)
+    small, cache = rendered(store, ChartCache(None))
+    assert pools == [1] and not cache.drawing.alone and cache.drawing.handed == cache.misses
+    assert small == alone
+    # asked for, the workers start whatever the memory
+    monkeypatch.setattr(chart_cache, "ALONE_ABOVE_MB", 0.0)
+    _, asked = rendered(store, ChartCache(None, workers=2))
+    assert pools == [1, 1] and not asked.drawing.alone
