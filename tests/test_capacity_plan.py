@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -286,3 +288,13 @@ def test_a_released_worker_has_exited_and_a_later_suite_starts_another(warehouse
     outcome = _validate_in_worker(warehouse)
     assert (outcome.passed, outcome.rows) == (True, 2)
     assert WORKER._proc is not released
+
+
+def test_the_gx_worker_process_does_not_import_duckdb():
+    """The worker holds GX (about 255 MB) beside a large run's process: DuckDB, which only
+    the run's side of the module uses, would add about 30 MB to it."""
+    imported = subprocess.run(
+        [sys.executable, "-c", "import sys, transforms.quality.gx_worker; "
+         "print('duckdb' in sys.modules, 'great_expectations' in sys.modules)"],
+        capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1])
+    assert imported.stdout.split() == ["False", "False"]  # GX: once it serves (serve)

@@ -26,12 +26,14 @@ import tempfile
 import threading
 from dataclasses import asdict
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import polars as pl
 
-from store.store import Store
 from transforms.quality.gx_validation import Outcome, gx_context, validate
+
+if TYPE_CHECKING:  # the worker process never imports DuckDB (about 30 MB)
+    from store.store import Store
 
 REPLY_TIMEOUT_S = 600.0  # each suite takes a fraction of a second at 10,000 files
 RELEASE_WAIT_S = 5.0  # for a released worker to stop before it is killed
