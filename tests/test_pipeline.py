@@ -515,3 +515,31 @@ def _rows(warehouse: Path, table: str) -> list[tuple]:
         return con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
     finally:
         con.close()
+
+
+def test_the_gx_worker_starts_during_the_raw_step_only_over_a_small_root(paths, monkeypatch):
+    """Its start-up overlaps the raw step's bookkeeping over a small root; over a large one
+    (GX_EARLY_BELOW_FILES) it starts once the raw step is done, as the bookkeeping of
+    100,000 files and the worker together made the run's peak."""
+    from assets.ingestion import raw_files
+
+    raw, warehouse = paths
+    started: list[bool] = []  # for each start: whether the raw step was still ingesting
+    ingesting: list[bool] = [False]
+    original_ingest = raw_files.ingest
+
+    def ingest(*args, **kwargs):
+        ingesting[0] = True
+        try:
+            return original_ingest(*args, **kwargs)
+        finally:
+            ingesting[0] = False
+
+    monkeypatch.setattr(raw_files, "ingest", ingest)
+    monkeypatch.setattr(raw_files.GX_WORKER, "start", lambda: started.append(ingesting[0]))
+    assert _run(raw, warehouse).success
+    assert started == [True, False]  # early; then again after the step (already running)
+    started.clear()
+    monkeypatch.setattr(raw_files, "GX_EARLY_BELOW_FILES", 1)
+    assert _run(raw, warehouse.with_name("large.duckdb")).success
+    assert started == [False]

@@ -68,6 +68,15 @@ class Progress:
             bar.stop()
 
 
+# The rebuild's checks need GX: its worker starts as soon as rows changed, and imports GX
+# while the run goes on. Over a large root, only once the raw step is done: the end of the
+# step (ledger and context compared and written) took the run's process from about 465 to
+# 800-900 MB at 100,000 files, and the worker's 300 MB beside it made the run's peak. Under
+# this, starting it early saves the wait for it (one new file over 10,000 files: 6.05 s
+# against 6.55 s, three runs each).
+GX_EARLY_BELOW_FILES = 50_000
+
+
 @dg.multi_asset(
     name="ingest_raw_files",
     specs=[dg.AssetSpec(table_key(t), group_name="raw", description=table_description(t),
@@ -81,9 +90,16 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
     with warehouse.writer() as store:
         listing = warehouse.take_listing()
         rows_changed: list[bool] = []  # derived tables will be rebuilt from rows
+        early = listing is not None and len(listing) < GX_EARLY_BELOW_FILES
+
+        def on_rows_changed() -> None:
+            rows_changed.append(True)
+            if early:  # its start-up overlaps the bookkeeping too
+                GX_WORKER.start()
+
         report = retrying(lambda: ingest(
             store, warehouse.raw_root(), context.run_id, warehouse.limits(),
-            progress=Progress(context.log), on_rows_changed=lambda: rows_changed.append(True),
+            progress=Progress(context.log), on_rows_changed=on_rows_changed,
             code_fingerprint=derived_fingerprint(), found=listing, scope=warehouse.scope(),
             raw_code_version=RAW),
             "the raw step")
@@ -113,11 +129,7 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
             yield dg.MaterializeResult(asset_key=table_key(table), metadata=metadata)
     if report.data_changed:  # the derived steps start without what the bulk load kept
         warehouse.release_memory()
-    if rows_changed:
-        # the rebuild's checks will need GX: the worker loads it while the derived steps
-        # run. Not sooner: beside the end of a raw step over 100,000 files (its ledger and
-        # context compared and written, the run's process at 800-900 MB), the worker's
-        # 300 MB made the run's peak.
+    if rows_changed:  # the rebuild's checks will need GX (started already, or now)
         GX_WORKER.start()
     if not report.data_changed:  # Dagster skips the steps after: their checks still stand
         carried = carry_over(context, [table_key(t) for t in written])
