@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from schemas.spec import Table, integer, text
+from schemas.spec import Table, integer, real, text
 from store.store import Store, connect
 
 THINGS = Table("raw", "things", "Things seen.", (
@@ -79,3 +79,26 @@ def test_rows_that_cannot_be_told_apart_by_their_key_replace_every_row(store: St
 def test_no_rows_given_deletes_every_row_it_owns(store: Store):
     assert store.replace_changed(THINGS, THINGS.empty_frame(), "name") == 0
     assert stored(store) == []
+
+
+MEASURED = Table("raw", "measured", "Values measured.", (
+    text("name", "What was measured."),
+    real("value", "The value, NaN when the tool printed nan."),
+), lineage=False)
+
+
+def test_a_row_holding_nan_or_signed_values_is_kept_when_it_is_the_same(tmp_path: Path):
+    """Rows are compared by a hash of their values: NaN is the same as NaN (as the join on
+    every column it replaced had it), and a changed value still differs."""
+    store = Store(connect(tmp_path / "w.duckdb"))
+    store.ensure([MEASURED])
+    rows = pl.DataFrame({"name": ["a", "b", "c"], "value": [float("nan"), -1.5, 1e308]})
+    assert store.replace_changed(MEASURED, rows, "name") == 3
+    kept = dict(store.con.execute("SELECT name, rowid FROM raw.measured").fetchall())
+    assert store.replace_changed(MEASURED, rows, "name") == 0
+    again = rows.with_columns(value=pl.Series([float("nan"), -1.5, 1e307]))
+    assert store.replace_changed(MEASURED, again, "name") == 1  # c only
+    after = dict(store.con.execute("SELECT name, rowid FROM raw.measured").fetchall())
+    assert after["a"] == kept["a"] and after["b"] == kept["b"] and after["c"] != kept["c"]
+    assert store.con.execute("SELECT value FROM raw.measured WHERE name = 'c'"
+                             ).fetchone() == (1e307,)
