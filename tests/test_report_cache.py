@@ -173,17 +173,23 @@ class IdleWorkers(Executor):
         pass
 
 
-def test_charts_no_worker_started_are_taken_back(warehouse, monkeypatch):
-    """The report's own process is one of the drawing processes: a chart the page asks for
-    that no worker has started is built there rather than waited for."""
-    store = Store(connect(warehouse, read_only=True))
-    alone, _ = page_drawn_by(store, 0)
+def idle_pools(monkeypatch) -> list[int]:
+    """Pools of IdleWorkers from now on; the list of their worker counts, as they start."""
     pools: list[int] = []
 
     def idle_pool(workers: int) -> Executor:
         pools.append(workers)
         return IdleWorkers()
     monkeypatch.setattr(drawing, "_pool", idle_pool)
+    return pools
+
+
+def test_charts_no_worker_started_are_taken_back(warehouse, monkeypatch):
+    """The report's own process is one of the drawing processes: a chart the page asks for
+    that no worker has started is built there rather than waited for."""
+    store = Store(connect(warehouse, read_only=True))
+    alone, _ = page_drawn_by(store, 0)
+    pools = idle_pools(monkeypatch)
     shared, pooled = page_drawn_by(store, 2)
     assert pools == [1]  # two drawing processes: one worker and the report's own
     assert pooled.drawing.taken_back == pooled.drawing.handed == pooled.misses > 0
@@ -257,12 +263,7 @@ def test_a_report_whose_process_is_already_large_draws_alone(warehouse, monkeypa
     it, the pool starts. The page is the same."""
     store = Store(connect(warehouse, read_only=True))
     alone, _ = page_drawn_by(store, 0)
-    pools: list[int] = []
-
-    def idle_pool(workers: int) -> Executor:
-        pools.append(workers)
-        return IdleWorkers()
-    monkeypatch.setattr(drawing, "_pool", idle_pool)
+    pools = idle_pools(monkeypatch)
     # two drawing processes on any machine, as on two cores
     monkeypatch.setattr(chart_cache, "worker_count",
                         lambda option=None: 2 if option is None else option)
