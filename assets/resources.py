@@ -16,7 +16,7 @@ from store.lake import Lake
 from store.lake_run import LakeRun
 from store.lock import DEFAULT_WAIT_S
 from store.publish import Publication, staged
-from store.resident import resident_mb
+from store.resident import holds_more_than
 from store.store import Store, connect
 from transforms.inference.optimal import DEFAULT_KNEE_FRACTION
 
@@ -145,10 +145,8 @@ class Warehouse(dg.ConfigurableResource):
         whether it reopened."""
         if not isinstance(self._run, Publication):
             return False
-        if above_mb is not None:
-            held = resident_mb()
-            if held is None or held <= above_mb:
-                return False
+        if above_mb is not None and not holds_more_than(above_mb):
+            return False
         return self._run.reopen()
 
     @contextmanager

@@ -9,7 +9,7 @@ import math
 import os
 from pathlib import Path
 
-from store import lake
+from store import lake, resident
 
 RAW_DIR_ENV = "SIZING_RAW_DIR"
 WAREHOUSE_ENV = "SIZING_WAREHOUSE"
@@ -120,8 +120,7 @@ def partitions(option: list[str] | None = None) -> list[str]:
 
 def usable_cores() -> int:
     """The cores this process may run on: the default count of parse and chart workers."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        os.cpu_count() or 1
+    return resident.usable_cores()
 
 
 def parse_workers(option: int | None = None) -> int | None:

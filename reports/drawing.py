@@ -36,7 +36,7 @@ from ingest import config
 from ingest.spawn_pool import SpawnPool
 from reports import charts
 from reports.charts import Plot
-from store.resident import resident_mb
+from store.resident import holds_more_than
 
 # Measured (bench/profile.py): starting two workers costs about a second of one core, which
 # building about eight charts in-process also costs; with fewer misses (a run that added a
@@ -118,10 +118,7 @@ class Drawing:
         return future
 
     def _too_big(self) -> bool:
-        if self.alone_above_mb is None:
-            return False
-        held = resident_mb()
-        return held is not None and held > self.alone_above_mb
+        return self.alone_above_mb is not None and holds_more_than(self.alone_above_mb)
 
     def take_back(self, future: Future) -> bool:
         """True when no worker has started the chart of `future` (and none will): the

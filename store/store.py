@@ -7,7 +7,6 @@ input file is ever pasted into SQL text.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -21,6 +20,7 @@ import pyarrow as pa
 
 from schemas.ledger import INGESTED_FILES
 from schemas.spec import Table, quote_ident, quote_literal
+from store.resident import usable_cores
 
 SCHEMAS = ("raw", "core", "sizing")
 T = TypeVar("T")
@@ -69,9 +69,7 @@ def writer_threads() -> int:
     one), as a run's helper processes (parse, GX and chart workers) work on another. On two
     cores, the core inference query over 100,000 files then held 35-40 MB less (520-531
     against 563-565 MB) and ran no slower (2.58-2.70 against 2.73-3.01 s)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        os.cpu_count() or 1
-    return max(1, cores - 1)
+    return max(1, usable_cores() - 1)
 
 
 def connect_sandboxed(path: Path) -> duckdb.DuckDBPyConnection:
