@@ -6,23 +6,57 @@ another worker dies at that moment, the pool stops the workers it knew, not the 
 started. That worker lives on, blocked writing a result no one reads, and the interpreter
 waits for it at exit: two CI runs hung that way after their last test. `stop` therefore
 ends every worker the pool ever started itself.
+
+A spawned child also runs the parent's `__main__` again before its first task, as
+multiprocessing does for any spawned process (so that objects defined there can be
+unpickled): `sizing ingest` is `pipelines.cli`, whose imports cost each worker 0.27 s and
+13 MB it never uses, and a caller's script without an `if __name__ == "__main__"` guard
+would start its whole work again in every worker (multiprocessing then refuses, and the
+pool breaks). The pool's tasks are module-level functions of this project, never defined
+in `__main__`, so its workers start without it.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.spawn
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 STOP_WAIT_S = 5.0  # a worker given the stop sentinel exits in milliseconds
+_MAIN_KEYS = ("init_main_from_name", "init_main_from_path")  # what makes a child run it
+_starting = threading.local()  # set while this thread starts one of a SpawnPool's workers
+_stdlib_preparation_data = multiprocessing.spawn.get_preparation_data
+
+
+def _preparation_data(name: str) -> dict[str, Any]:
+    """multiprocessing's data for a spawned child, without `__main__` for a pool's worker
+    (other processes, the caller's own included, are started as multiprocessing does)."""
+    data = _stdlib_preparation_data(name)
+    if getattr(_starting, "worker", False):
+        for key in _MAIN_KEYS:
+            data.pop(key, None)
+    return data
+
+
+multiprocessing.spawn.get_preparation_data = _preparation_data
 
 
 class SpawnPool(ProcessPoolExecutor):
     def __init__(self, workers: int, **options: Any) -> None:
         """`options`: ProcessPoolExecutor's (initializer, max_tasks_per_child...)."""
         super().__init__(workers, mp_context=multiprocessing.get_context("spawn"), **options)
+
+    def _spawn_process(self) -> None:
+        # ProcessPoolExecutor starts each worker here, in the thread that submits (or that
+        # manages the pool), and the child's preparation data is written before it returns
+        _starting.worker = True
+        try:
+            super()._spawn_process()  # type: ignore[misc]
+        finally:
+            _starting.worker = False
 
     def stop(self, wait_s: float = STOP_WAIT_S, cancel_futures: bool = True) -> None:
         """Shut down; a worker still running after `wait_s` is killed (0: at once, for a

@@ -1,13 +1,20 @@
-"""SpawnPool.stop: once it returns, no worker the pool started is running."""
+"""SpawnPool: its workers start without the caller's `__main__`, and once `stop` returns
+no worker the pool started is running."""
 
 from __future__ import annotations
 
 import operator
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 
 from ingest.spawn_pool import SpawnPool
+
+PROJECT = Path(__file__).resolve().parents[1]
 
 
 def test_a_stopped_idle_pool_lets_its_workers_exit_by_themselves():
@@ -47,3 +54,27 @@ def test_a_worker_the_broken_pool_never_knew_of_is_stopped():
 
     pool.stop(wait_s=0, cancel_futures=False)
     assert late.exitcode == -signal.SIGKILL
+
+
+def test_workers_do_not_run_the_callers_script_again(tmp_path):
+    """A script without an `if __name__ == "__main__"` guard: multiprocessing would run it
+    again in each spawned worker (and refuse to start a pool from there: the pool broke).
+    Each of its runs appends a line to `ran`; two workers compute their sums."""
+    ran = tmp_path / "ran"
+    script = tmp_path / "unguarded.py"
+    script.write_text(textwrap.dedent(f"""
+        import operator
+        from ingest.spawn_pool import SpawnPool
+        with open({str(ran)!r}, "a") as handle:
+            handle.write("ran\\n")
+        pool = SpawnPool(2)
+        print(sorted(f.result() for f in [pool.submit(operator.add, 2, 3),
+                                          pool.submit(operator.mul, 4, 5)]))
+        pool.stop()
+    """))
+    done = subprocess.run([sys.executable, str(script)], cwd=PROJECT, capture_output=True,
+                          text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[5, 20]"
+    assert ran.read_text() == "ran\n"
