@@ -11,6 +11,7 @@ $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -c 'from bench.measure import compile_project; compile_project()'
 	touch $(INSTALLED)
 
 $(DAGSTER_HOME)/dagster.yaml:

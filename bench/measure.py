@@ -8,15 +8,29 @@ that map it: what the tree takes from the machine's memory."""
 
 from __future__ import annotations
 
+import compileall
 import os
 import subprocess
 import threading
 import time
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 SAMPLE_S = 0.05
 PAGE = os.sysconf("SC_PAGE_SIZE")
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def compile_project(project: Path = PROJECT) -> None:
+    """Write the bytecode of the project's packages (pyproject.toml's list), as installing
+    a wheel does. Where PYTHONDONTWRITEBYTECODE is set (this machine sets it), Python never
+    writes it, and every process of a run (the run, each parse and drawing worker) compiled
+    the 150 modules it imports again: 0.12 s a start (an empty root: 0.60 -> 0.48 s)."""
+    with open(project / "pyproject.toml", "rb") as handle:
+        found = tomllib.load(handle)["tool"]["setuptools"]["packages"]["find"]["include"]
+    for package in found:
+        compileall.compile_dir(project / package.rstrip("*"), quiet=1, workers=0)
 
 
 @dataclass(frozen=True)

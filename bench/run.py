@@ -105,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="sizing-bench-"))
     work.mkdir(parents=True, exist_ok=True)
+    measure.compile_project(PROJECT)  # the runs start as an installed tool's do
     try:
         report = run([int(s) for s in args.sizes.split(",") if s], work)
     finally:

@@ -1,8 +1,10 @@
 """The bench's memory figures: a child's pages count in its parent's tree, in RSS and in
-PSS; PSS counts a page shared by two processes once."""
+PSS; PSS counts a page shared by two processes once. Its runs start from compiled
+bytecode, as an installed tool's do."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -43,3 +45,17 @@ def test_the_tree_counts_the_child_and_shared_pages_once(tmp_path: Path):
     assert rss >= 400 * mb
     # PSS: the shared 150 MB once, the child's 100 MB, the interpreters' own pages
     assert 240 * mb <= pss < 330 * mb
+
+
+def test_the_projects_packages_are_compiled_and_nothing_else(tmp_path: Path):
+    """pyproject.toml's include list names what is compiled; a folder it does not name
+    (tests/ here) is left alone."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.setuptools.packages.find]\ninclude = ["alpha*", "beta*"]\n')
+    for folder in ("alpha", "beta/inner", "tests"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "mod.py").write_text("VALUE = 42\n")
+    measure.compile_project(tmp_path)
+    compiled = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.pyc"))
+    assert compiled == [importlib.util.cache_from_source(f"{folder}/mod.py")
+                        for folder in ("alpha", "beta/inner")]
