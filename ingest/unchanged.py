@@ -35,12 +35,18 @@ class Verdict:
     files: int = 0  # entries compared
     # the raw root's listing, when it was made: the run that follows can take it over
     listing: list[FoundFile] | None = field(default=None, repr=False, compare=False)
+    # entries that differ from the ledger (new, changed, to examine again), when counted
+    # (see nothing_to_ingest); else None
+    differing: int | None = None
 
 
 def nothing_to_ingest(store: Store, raw_root: Path, limits: Limits, code_fingerprint: str,
-                      raw_code_version: str) -> Verdict:
+                      raw_code_version: str, count_below: int = 0, count_up_to: int = 0
+                      ) -> Verdict:
     """Whether ingesting the whole raw root now would change no row and no ledger entry.
-    `store`: the published warehouse, read-only."""
+    `store`: the published warehouse, read-only. Over a listing of fewer than
+    `count_below` entries, the differing entries are counted up to `count_up_to` + 1 (the
+    comparison then goes on past the first difference: about 2 µs an entry)."""
     try:
         last = store.query(f"SELECT run_id, code_fingerprint, raw_code_version FROM "
                            f"{INGESTION_RUNS.qualified} ORDER BY started_at DESC LIMIT 1")
@@ -58,10 +64,18 @@ def nothing_to_ingest(store: Store, raw_root: Path, limits: Limits, code_fingerp
     except StoreError as exc:  # a warehouse from before these columns, or damaged
         return Verdict(False, f"the warehouse could not be compared ({exc})")
     found = discover(raw_root)
+    counting = len(found) < count_below
+    first, differing = None, 0
     for file in found:
         difference = _difference(file, previous.get(file.relpath), previous, limits)
         if difference:
-            return Verdict(False, f"{file.relpath}: {difference}", run_id, len(found), found)
+            first = first or f"{file.relpath}: {difference}"
+            differing += 1
+            if not counting or differing > count_up_to:
+                break
+    if first is not None:
+        return Verdict(False, first, run_id, len(found), found,
+                       differing if counting else None)
     listed = {f.relpath for f in found}
     gone = [p for p, e in previous.items()
             if p not in listed and (e.status != "missing" or limits.purge_missing)]

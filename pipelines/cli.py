@@ -48,6 +48,7 @@ from store.publish import pending_path, writer_elsewhere
 from store.store import Store, StoreError, connect
 from transforms.freshness import stale
 from transforms.llm.planner import scenario_servers
+from transforms.quality import gx_worker
 
 DEBUG_ENV = "SIZING_DEBUG"
 
@@ -188,6 +189,9 @@ def _ingest(args: argparse.Namespace) -> int:
         if verdict is not None and verdict.unchanged:
             return 0
         listing = verdict.listing if verdict is not None else None
+        if verdict is not None and verdict.differing is not None \
+                and verdict.differing <= gx_worker.AHEAD_UP_TO_FILES:
+            gx_worker.WORKER.start()  # a small run: its checks' worker starts while Dagster loads
     from assets.resources import hand_over_listing
     from pipelines.definitions import defs  # Dagster is only loaded for commands needing it
 
@@ -260,7 +264,9 @@ def _compared(raw_root: Path, warehouse: Path | Lake,
         # the size limit decides whether an oversized file is refused again
         limits = Limits(config.max_file_bytes() or DEFAULT_MAX_FILE_BYTES,
                         purge_missing=args.purge_missing, keep_missing=args.keep_missing)
-        verdict = nothing_to_ingest(store, raw_root, limits, derived_fingerprint(), RAW)
+        verdict = nothing_to_ingest(store, raw_root, limits, derived_fingerprint(), RAW,
+                                    count_below=gx_worker.EARLY_BELOW_FILES,
+                                    count_up_to=gx_worker.AHEAD_UP_TO_FILES)
         logging.getLogger(__name__).info("before the run: %s", verdict.reason)
         if verdict.unchanged:
             _print_summary(store, warehouse, f"Nothing to ingest under {raw_root}: "

@@ -126,6 +126,65 @@ def test_a_warehouse_from_before_the_column_needs_a_run(store, raw):
     assert not found.unchanged and found.reason.startswith("the warehouse could not be compared")
 
 
+def test_the_differing_entries_are_counted_over_a_small_listing(store, raw):
+    """Counted only where asked (a listing under `count_below`), up to `count_up_to` + 1;
+    the reason still names the first difference."""
+    ingested(store, raw)
+    for name in ("new-1.csv", "new-2.csv", "new-3.csv"):
+        (raw / "inference" / name).write_text("a,b\n1,2\n")
+    files = len(generate.all_files()) + 3
+
+    def counted(count_below: int, count_up_to: int) -> int | None:
+        found = nothing_to_ingest(store, raw, DEFAULT_LIMITS, CODE, RAW, count_below,
+                                  count_up_to)
+        assert found.reason == "inference/new-1.csv: new" and found.files == files
+        return found.differing
+
+    assert counted(files + 1, 100) == 3
+    assert counted(files + 1, 1) == 2  # more than one: all the caller asked to know
+    assert counted(files, 100) is None  # the listing is not under count_below
+    assert verdict(store, raw).differing is None  # not asked
+
+
+def test_a_small_run_starts_its_checks_worker_before_dagster_loads(tmp_path, raw,
+                                                                    monkeypatch):
+    """One new file: `sizing ingest` starts the GX worker before the job; more than
+    AHEAD_UP_TO_FILES new files: it leaves the start to the raw step (the worker's
+    start-up would compete with their parsing)."""
+    from assets.versions import RAW as RAW_VERSION
+    from assets.versions import derived_fingerprint
+    from pipelines import cli
+    from transforms.quality import gx_worker
+
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    warehouse = tmp_path / "wh.duckdb"
+    con = connect(warehouse)
+    try:
+        store = Store(con)
+        ingest(store, raw, "run-1", code_fingerprint=derived_fingerprint(),
+               raw_code_version=RAW_VERSION)
+        mark_derived_complete(store, "run-1")
+    finally:
+        con.close()
+    events: list[str] = []
+    monkeypatch.setattr(gx_worker.WORKER, "start", lambda: events.append("worker"))
+
+    def job(*args, **kwargs):
+        events.append("job")
+        raise RuntimeError("stopped where the job would start")
+
+    monkeypatch.setattr(cli, "_run_job", job)
+    command = ["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]
+    (raw / "inference" / "new-1.csv").write_text("a,b\n1,2\n")
+    assert main(command) == 1
+    assert events == ["worker", "job"]
+    events.clear()
+    monkeypatch.setattr(gx_worker, "AHEAD_UP_TO_FILES", 1)
+    (raw / "inference" / "new-2.csv").write_text("a,b\n3,4\n")
+    assert main(command) == 1
+    assert events == ["job"]
+
+
 def test_sizing_ingest_skips_an_unchanged_root_and_writes_nothing(tmp_path, raw, capsys,
                                                                  monkeypatch):
     monkeypatch.delenv("DAGSTER_HOME", raising=False)

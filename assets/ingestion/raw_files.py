@@ -20,6 +20,7 @@ from parsers.registry import data_tables
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, LABEL_CONFLICTS, QUARANTINE
 from store.lake_run import retrying
+from transforms.quality.gx_worker import EARLY_BELOW_FILES as GX_EARLY_BELOW_FILES
 from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 RAW_TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT, LABEL_CONFLICTS,
@@ -68,15 +69,6 @@ class Progress:
             bar.stop()
 
 
-# The rebuild's checks need GX: its worker starts as soon as rows changed, and imports GX
-# while the run goes on. Over a large root, only once the raw step is done: the end of the
-# step (ledger and context compared and written) took the run's process from about 465 to
-# 800-900 MB at 100,000 files, and the worker's 300 MB beside it made the run's peak. Under
-# this, starting it early saves the wait for it (one new file over 10,000 files: 6.05 s
-# against 6.55 s, three runs each).
-GX_EARLY_BELOW_FILES = 50_000
-
-
 @dg.multi_asset(
     name="ingest_raw_files",
     specs=[dg.AssetSpec(table_key(t), group_name="raw", description=table_description(t),
@@ -90,6 +82,7 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
     with warehouse.writer() as store:
         listing = warehouse.take_listing()
         rows_changed: list[bool] = []  # derived tables will be rebuilt from rows
+        # when the GX worker starts: transforms/quality/gx_worker.py says why
         early = listing is not None and len(listing) < GX_EARLY_BELOW_FILES
 
         def on_rows_changed() -> None:
