@@ -166,8 +166,13 @@ def legend_select(field: str) -> alt.Parameter:
     return alt.selection_point(fields=[field], bind="legend", name=f"pick_{field}")
 
 
-def faded(selection: alt.Parameter) -> AltChart:
-    return alt.condition(selection, alt.value(1.0), alt.value(0.15))
+def faded(selection: alt.Parameter) -> alt.OpacityValue:
+    # Typed, not the dict alt.condition gives. Altair turns an encoding given as a dict or
+    # a "field:Q" string into its class through a converter it builds anew each time,
+    # hashing all of its schemas (2 ms): 292 times over a 10k archive's report, 0.55 s of
+    # its 2.6 s of building specs. The charts drawn once per model or run give their
+    # encodings typed (alt.X(...), alt.Tooltip(...)) for the same reason.
+    return alt.OpacityValue(**alt.condition(selection, alt.value(1.0), alt.value(0.15)))
 
 
 def color(field: str, title: str | None, domain: Sequence[str] | None = None) -> alt.Color:

@@ -212,7 +212,7 @@ def _knee(model: object, gpu: object, levels: pl.DataFrame, optima: pl.DataFrame
     if rings:
         layer.append(alt.Chart(charts.frame(rings)).mark_point(
             shape="circle", size=260, filled=False, strokeWidth=2, color=charts.TEXT).encode(
-            x="latency_p95_ms:Q", y="throughput_per_s:Q",
+            x=alt.X("latency_p95_ms:Q"), y=alt.Y("throughput_per_s:Q"),
             tooltip=[alt.Tooltip("sweep:N", title="configuration"),
                      alt.Tooltip("concurrency:Q", title="optimal concurrency"),
                      alt.Tooltip("policies:N", title="optimal under")]))
@@ -220,7 +220,7 @@ def _knee(model: object, gpu: object, levels: pl.DataFrame, optima: pl.DataFrame
     if picks:
         layer.append(alt.Chart(charts.frame(picks)).mark_point(
             shape="diamond", size=140, filled=True, color=charts.TEXT).encode(
-            x="latency_p95_ms:Q", y="throughput_per_s:Q",
+            x=alt.X("latency_p95_ms:Q"), y=alt.Y("throughput_per_s:Q"),
             tooltip=[alt.Tooltip("scenario:N", title="capacity plan"),
                      alt.Tooltip("sweep:N", title="configuration"),
                      alt.Tooltip("concurrency:Q", title="users per instance")]))
@@ -334,7 +334,8 @@ def _breakdown(sweep: dict, rows: pl.DataFrame) -> charts.Plot:
         y=alt.Y("ms:Q", title="average latency (ms)", stack="zero"),
         color=charts.color("part", "part of the latency", present),
         order=alt.Order("rank:Q"),
-        tooltip=["concurrency:O", "part:N", alt.Tooltip("ms:Q", format=",.3~r")],
+        tooltip=[alt.Tooltip("concurrency:O"), alt.Tooltip("part:N"),
+                 alt.Tooltip("ms:Q", format=",.3~r")],
     ).properties(name=charts.POINTS)
     title = f"{_title(sweep['model'], sweep['gpu_model'])}: latency breakdown"
     return charts.plot("latency-breakdown", title, chart, data.height, len(present),

@@ -87,8 +87,8 @@ def _speedup(title: str, rows: pl.DataFrame) -> charts.Plot:
     if ideal:
         layer.insert(0, alt.Chart(charts.frame(ideal)).mark_line(
             strokeDash=[6, 4], color="#8c959f").encode(
-            x=alt.X("gpus:Q", scale=alt.Scale(type="log", base=2)), y="ideal:Q",
-            detail="baseline:O",
+            x=alt.X("gpus:Q", scale=alt.Scale(type="log", base=2)), y=alt.Y("ideal:Q"),
+            detail=alt.Detail("baseline:O"),
             tooltip=[alt.Tooltip("ideal:Q", title="ideal speedup")]))
     return charts.plot("training-scaling", f"{title}: speedup against ideal",
                        alt.layer(*layer), data.height, data["group"].n_unique())
