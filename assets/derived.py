@@ -20,6 +20,7 @@ from store.lake_run import retrying
 from store.store import ROOMY_MEMORY_LIMIT, Store
 from transforms.derived import FolderUpdate
 from transforms.freshness import FRESH, mark_fresh, mark_stale, status
+from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 CHECK_FRESH = "fresh"
 _FRESH_DESCRIPTION = described(
@@ -70,6 +71,8 @@ def _rebuilt(context: dg.AssetExecutionContext, warehouse: Warehouse, store: Sto
              tables: Sequence[Table], build: Callable[..., object], core: bool,
              by_folder: Sequence[Table], changed: list[str]) -> Iterator[Event]:
     """`rebuild` once it knows some input changed."""
+    if not core:  # over a large root, the checks' GX worker starts with the sizing tables
+        GX_WORKER.start_deferred()
     reason, held_back, recorded = None, None, []
     update = folder_update(context, store, changed, by_folder)
 

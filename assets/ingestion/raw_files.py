@@ -122,8 +122,11 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
             yield dg.MaterializeResult(asset_key=table_key(table), metadata=metadata)
     if report.data_changed:  # the derived steps start without what the bulk load kept
         warehouse.release_memory()
-    if rows_changed:  # the rebuild's checks will need GX (started already, or now)
+    # the rebuild's checks will need GX: started already, now, or with the sizing tables
+    if rows_changed and len(report.outcomes) < GX_EARLY_BELOW_FILES:
         GX_WORKER.start()
+    elif rows_changed:
+        GX_WORKER.defer()
     if not report.data_changed:  # Dagster skips the steps after: their checks still stand
         carried = carry_over(context, [table_key(t) for t in written])
         if carried:

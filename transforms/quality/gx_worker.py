@@ -39,10 +39,12 @@ REPLY_TIMEOUT_S = 600.0  # each suite takes a fraction of a second at 10,000 fil
 RELEASE_WAIT_S = 5.0  # for a released worker to stop before it is killed
 # When a run starts the worker. Its start-up (importing GX: about 2.3 s of one core)
 # overlaps the run's own work on the other core, but competes with parsing for the cores:
-# - over a large root (EARLY_BELOW_FILES or more listed), only once the raw step is done:
-#   the end of the step (ledger and context compared and written) took the run's process
-#   from about 465 to 800-900 MB at 100,000 files, and the worker's 300 MB beside it made
-#   the run's peak;
+# - over a large root (EARLY_BELOW_FILES or more listed), when the first sizing table is
+#   rebuilt (`defer`, then `start_deferred`): the end of the raw step (ledger and context
+#   compared and written) took the run's process from about 465 to 800-900 MB at 100,000
+#   files, the core inference table's build to 707 MB, and the worker's 290 MB beside
+#   either made the run's peak (993 MB); from the first sizing step to the first suite
+#   that needs the worker, about 5 s, longer than its start-up;
 # - under that, as soon as the raw step knows rows changed, its parsing done (one new file
 #   over 10,000 files: 6.05 s against 6.55 s once the raw step was done, three runs each);
 # - and under that, when `sizing ingest` found no more than AHEAD_UP_TO_FILES entries
@@ -59,11 +61,24 @@ class GxWorker:
         self._proc: subprocess.Popen[str] | None = None
         self._errors: IO[bytes] | None = None
         self._lock = threading.Lock()
+        self._deferred = False
 
     def start(self) -> None:
         """Start the worker unless it runs; it then imports GX while the caller goes on."""
         with self._lock:
+            self._deferred = False
             self._start()
+
+    def defer(self) -> None:
+        """The run's checks will need the worker, but it is better started later (at
+        `start_deferred`); a suite asked for before then starts it anyway."""
+        with self._lock:
+            self._deferred = True
+
+    def start_deferred(self) -> None:
+        """Start the worker if a start was deferred."""
+        if self._deferred:
+            self.start()
 
     def validate(self, suite: Any, name: str, store: Store) -> Outcome:
         """Read `suite` against `store` here; validate it in the worker."""
@@ -110,6 +125,7 @@ class GxWorker:
         not at exit. A later suite starts a worker again."""
         with self._lock:
             proc, self._proc = self._proc, None
+            self._deferred = False
         if proc is not None:
             proc.terminate()
             try:
