@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -524,7 +525,6 @@ def test_the_gx_worker_starts_during_the_raw_step_only_over_a_small_root(paths, 
     the worker beside them."""
     import inspect
 
-    from assets import derived
     from assets.ingestion import raw_files
 
     raw, warehouse = paths
@@ -555,3 +555,20 @@ def test_the_gx_worker_starts_during_the_raw_step_only_over_a_small_root(paths, 
     monkeypatch.setattr(raw_files, "GX_EARLY_BELOW_FILES", 1)
     assert _run(raw, warehouse.with_name("large.duckdb")).success
     assert started == ["sizing rebuild"]  # once: the steps after find it started
+
+
+def test_a_gx_worker_started_ahead_is_let_go_by_a_run_that_changed_no_rows(paths):
+    """`sizing ingest` starts the worker before a small run; when no file's rows changed
+    after all (a file touched, its bytes the same), nothing is rebuilt and no suite will
+    ask: the raw step stops it rather than leaving 300 MB idle to the end of the run."""
+    from assets.ingestion.raw_files import GX_WORKER
+
+    raw, warehouse = paths
+    assert _run(raw, warehouse).success
+    touched = raw / "inference" / "h100-bm-01" / "run.yaml"
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
+    GX_WORKER.start()
+    worker = GX_WORKER._proc
+    assert worker is not None and worker.poll() is None
+    assert _run(raw, warehouse).success
+    assert GX_WORKER._proc is None and worker.poll() is not None

@@ -127,6 +127,8 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
         GX_WORKER.start()
     elif rows_changed:
         GX_WORKER.defer()
+    else:  # no rebuild, so no suite: a worker `sizing ingest` started ahead is let go
+        GX_WORKER.release()
     if not report.data_changed:  # Dagster skips the steps after: their checks still stand
         carried = carry_over(context, [table_key(t) for t in written])
         if carried:
