@@ -14,9 +14,10 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -c 'from bench.measure import compile_project; compile_project()'
 	touch $(INSTALLED)
 
+# written once: a dagster.yaml already there (pointing at PostgreSQL, say) is left as it is
 $(DAGSTER_HOME)/dagster.yaml:
 	mkdir -p $(DAGSTER_HOME)
-	printf 'telemetry:\n  enabled: false\n' > $@
+	cp pipelines/dagster.yaml $@
 
 ## run: install, ingest raw/ into warehouse/warehouse.duckdb, print what was built
 run: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml
