@@ -10,9 +10,8 @@ root with a new warehouse each time (the job's fixed cost), three the same recor
 run in the Dagster instance `make` sets up (pipelines/dagster.yaml; the others use none),
 three more over it (nothing to do), and the GX worker's start-up. Wall time, and the peak
 memory of the whole process tree (the run and its parse workers) as RSS and as PSS
-(bench/measure.py). Writes
-bench/results/latest.json and prints one table with the ratios the goals are stated in
-(docs/performance.md).
+(bench/measure.py). Writes bench/results/latest.json and prints one table with the ratios
+the goals are stated in (docs/performance.md).
 
     python -m bench.run [--sizes 1000,10000,100000] [--work DIR]
 """
