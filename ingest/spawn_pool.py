@@ -41,6 +41,7 @@ def _preparation_data(name: str) -> dict[str, Any]:
     return data
 
 
+# for the whole process, once: any other spawned process is prepared as before
 multiprocessing.spawn.get_preparation_data = _preparation_data
 
 
