@@ -127,25 +127,13 @@ def run(sizes: list[int], work: Path) -> dict:
                     "corpus_included": corpus is not None, "goals": GOALS}
     empty = work / "empty"
     empty.mkdir(exist_ok=True)
-    runs = []
-    for _ in range(REPEATS):
-        for leftover in work.glob("empty.duckdb*"):
-            leftover.unlink()  # the fixed cost: a new warehouse over nothing, every time
-        shutil.rmtree(work / "reports", ignore_errors=True)
-        runs.append(ingest(empty, work / "empty.duckdb"))
-    report["empty_root"] = median_run(runs)
+    report["empty_root"] = new_warehouse_runs(empty, work)
     # the same with the instance `make` sets up (its dagster.yaml), as `make run` and the
     # schedule run: what recording a run's events in Dagster's SQLite files adds
     home = work / "dagster-home"
     home.mkdir(exist_ok=True)
     shutil.copy(PROJECT / "pipelines" / "dagster.yaml", home / "dagster.yaml")
-    runs = []
-    for _ in range(REPEATS):
-        for leftover in work.glob("empty.duckdb*"):
-            leftover.unlink()
-        shutil.rmtree(work / "reports", ignore_errors=True)
-        runs.append(ingest(empty, work / "empty.duckdb", dagster_home=str(home)))
-    report["empty_root_with_instance"] = median_run(runs)
+    report["empty_root_with_instance"] = new_warehouse_runs(empty, work, str(home))
     # every later run over it: `sizing ingest` finds nothing to do (ingest/unchanged.py)
     report["empty_root_rerun"] = median_run([ingest(empty, work / "empty.duckdb")
                                              for _ in range(REPEATS)])
@@ -156,6 +144,17 @@ def run(sizes: list[int], work: Path) -> dict:
             report["gx_worker"] = gx_worker(work / f"archive-{size}.duckdb")
         shutil.rmtree(work / f"archive-{size}", ignore_errors=True)
     return report
+
+
+def new_warehouse_runs(empty: Path, work: Path, dagster_home: str = "") -> dict:
+    """The job's fixed cost: REPEATS runs over an empty root, a new warehouse each time."""
+    runs = []
+    for _ in range(REPEATS):
+        for leftover in work.glob("empty.duckdb*"):
+            leftover.unlink()
+        shutil.rmtree(work / "reports", ignore_errors=True)
+        runs.append(ingest(empty, work / "empty.duckdb", dagster_home=dagster_home))
+    return median_run(runs)
 
 
 def one_size(size: int, work: Path, corpus: Path | None) -> dict:

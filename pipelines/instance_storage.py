@@ -58,8 +58,13 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
     @classmethod
     def from_config_value(cls, inst_data: ConfigurableClassData | None,  # type: ignore[override]
                           config_value: dict[str, Any]) -> PooledSqliteEventLogStorage:
-        base_dir = config_value.get("base_dir") or os.path.join(
-            os.environ["DAGSTER_HOME"], "history", "runs")
+        base_dir = config_value.get("base_dir")
+        if not base_dir:
+            home = os.environ.get("DAGSTER_HOME")
+            if not home:
+                raise ValueError("PooledSqliteEventLogStorage: set its base_dir in "
+                                 "dagster.yaml, or DAGSTER_HOME")
+            base_dir = os.path.join(home, "history", "runs")
         return cls(base_dir, inst_data=inst_data)
 
     @contextmanager
