@@ -19,6 +19,7 @@ from store.publish import Publication, staged
 from store.resident import holds_more_than
 from store.store import Store, connect
 from transforms.inference.optimal import DEFAULT_KNEE_FRACTION
+from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 # The listing `sizing ingest` made to decide whether to run at all (ingest/unchanged.py),
 # handed to the run's observation of the raw root: a 100,000-file root is listed once.
@@ -122,7 +123,10 @@ class Warehouse(dg.ConfigurableResource):
                 yield store
             return
         if self._run is None:
-            self._run = LakeRun(where, self._wait_s(), self.scope().partitions, self._run_id) \
+            # a lake run waits for others' locks here: a GX worker `sizing ingest` started
+            # ahead is let go meanwhile (a file's run waits in the CLI, at its writer lock)
+            self._run = LakeRun(where, self._wait_s(), self.scope().partitions, self._run_id,
+                                on_wait=GX_WORKER.release) \
                 if isinstance(where, Lake) else Publication(where, self._wait_s())
             self._run.open()
         assert self._run.store is not None

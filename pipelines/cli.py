@@ -208,9 +208,12 @@ def _ingest(args: argparse.Namespace) -> int:
     with ExitStack() as held:
         # the whole run holds the writer lock of a file: a concurrent ingestion waits, then
         # says who; a lake's run holds its partitions' locks instead (store/lake_run.py)
+        # a checks worker started ahead (300 MB) is let go while another ingestion holds
+        # the lock (up to SIZING_LOCK_WAIT_S); the run starts one again as it would have
         if isinstance(warehouse, Path):
             held.enter_context(writer_lock(warehouse,
-                                           DEFAULT_WAIT_S if wait_s is None else wait_s))
+                                           DEFAULT_WAIT_S if wait_s is None else wait_s,
+                                           on_wait=gx_worker.WORKER.release))
         result = _run_job(defs, raw_root, _location_text(warehouse), args.purge_missing,
                           args.keep_missing, partitions)
     elapsed = time.perf_counter() - started

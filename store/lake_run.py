@@ -39,15 +39,18 @@ class LakeRun:
     """The interface of store.publish.Publication: open once, close at the run's end."""
 
     def __init__(self, where: lake.Lake, lock_wait_s: float,
-                 partitions: Sequence[str] = (), run_id: str | None = None):
+                 partitions: Sequence[str] = (), run_id: str | None = None,
+                 on_wait: Callable[[], None] | None = None):
+        """`on_wait`: called once when the run starts waiting for another's locks."""
         self.where, self.lock_wait_s, self.partitions = where, lock_wait_s, tuple(partitions)
         self.run_id = run_id  # names every snapshot the run commits (`--as-of run:ID`)
+        self.on_wait = on_wait
         self.store: Store | None = None
         self._locks: AdvisoryLocks | None = None
 
     def open(self) -> Store:
         lake.require_data_path(self.where)
-        locks = AdvisoryLocks(self.where, self.lock_wait_s)
+        locks = AdvisoryLocks(self.where, self.lock_wait_s, self.on_wait)
         try:
             locks.hold_partitions(self.partitions)
             # the first attach creates the catalog's tables: two at once collide in PostgreSQL
@@ -87,8 +90,10 @@ class AdvisoryLocks:
     """Session-level PostgreSQL advisory locks on the lake's catalog database. A catalog
     that is not PostgreSQL (a DuckDB or SQLite file: one machine) takes none."""
 
-    def __init__(self, where: lake.Lake, wait_s: float):
-        self.where, self.wait_s = where, wait_s
+    def __init__(self, where: lake.Lake, wait_s: float,
+                 on_wait: Callable[[], None] | None = None):
+        """`on_wait`: called once, when a lock is first waited for."""
+        self.where, self.wait_s, self.on_wait = where, wait_s, on_wait
         self._con = None
         if where.conninfo is not None:
             import psycopg2  # with dagster-postgres; only lake runs need it
@@ -132,6 +137,9 @@ class AdvisoryLocks:
                 if not waiting:
                     log.warning("waiting for another ingestion holding %s", key)
                     waiting = True
+                    if self.on_wait is not None:
+                        self.on_wait, on_wait = None, self.on_wait
+                        on_wait()
                 time.sleep(0.1)
 
     def _release(self, key: str) -> None:

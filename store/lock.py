@@ -6,7 +6,7 @@ import fcntl
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,10 +22,12 @@ _held: dict[Path, int] = {}  # locks this process holds: nested holders pass str
 
 
 @contextmanager
-def writer_lock(warehouse: Path, wait_s: float = DEFAULT_WAIT_S) -> Iterator[None]:
+def writer_lock(warehouse: Path, wait_s: float = DEFAULT_WAIT_S,
+                on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """Hold `<warehouse>.lock`; a second ingestion waits up to `wait_s`, then gives up
     with a message naming the holder. Re-entrant within a process, so a whole run can
-    hold it while each step takes it again."""
+    hold it while each step takes it again. `on_wait` is called once, when waiting
+    begins: what the caller started ahead of its run can be let go while it waits."""
     lock_path = warehouse.with_name(warehouse.name + ".lock")
     if _held.get(lock_path):
         _held[lock_path] += 1
@@ -53,6 +55,8 @@ def writer_lock(warehouse: Path, wait_s: float = DEFAULT_WAIT_S) -> Iterator[Non
                 if not waiting:
                     log.warning("waiting for the ingestion of pid %s to finish", holder)
                     waiting = True
+                    if on_wait is not None:
+                        on_wait()
                 time.sleep(0.2)
         handle.seek(0)
         handle.truncate()

@@ -64,10 +64,12 @@ def test_one_run_per_partition_and_the_whole_root_waits_for_all(where):
         east = AdvisoryLocks(where, wait_s=0.3)
         east.hold_partitions(["lab-east"])  # another partition: goes on at once
         east.close()
-        again = AdvisoryLocks(where, wait_s=0.3)
+        waited: list[str] = []  # what a waiting run lets go of, once (its GX worker)
+        again = AdvisoryLocks(where, wait_s=0.3, on_wait=lambda: waited.append("let go"))
         with pytest.raises(WarehouseBusy, match="lab-west"):
             again.hold_partitions(["lab-west"])
         again.close()
+        assert waited == ["let go"]
         whole = AdvisoryLocks(where, wait_s=0.3)
         with pytest.raises(WarehouseBusy, match="raw-root"):
             whole.hold_partitions([])

@@ -185,6 +185,54 @@ def test_a_small_run_starts_its_checks_worker_before_dagster_loads(tmp_path, raw
     assert events == ["job"]
 
 
+def test_a_checks_worker_started_ahead_is_let_go_while_the_run_waits_for_the_lock(
+        tmp_path, raw, monkeypatch):
+    """Another ingestion holds the warehouse: the run waits (up to SIZING_LOCK_WAIT_S)
+    without the GX worker it started ahead, then runs the job."""
+    import fcntl
+
+    from assets.versions import RAW as RAW_VERSION
+    from assets.versions import derived_fingerprint
+    from pipelines import cli
+    from transforms.quality import gx_worker
+
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    # not the 600 s default: without the let-go the run gives up (WarehouseBusy), and the
+    # test fails rather than hangs
+    monkeypatch.setenv("SIZING_LOCK_WAIT_S", "30")
+    warehouse = tmp_path / "wh.duckdb"
+    con = connect(warehouse)
+    try:
+        store = Store(con)
+        ingest(store, raw, "run-1", code_fingerprint=derived_fingerprint(),
+               raw_code_version=RAW_VERSION)
+        mark_derived_complete(store, "run-1")
+    finally:
+        con.close()
+    holder = open(warehouse.with_name(warehouse.name + ".lock"), "a+")  # noqa: SIM115
+    fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the other ingestion
+    events: list[str] = []
+
+    def released():
+        events.append("released")
+        holder.close()  # the other ingestion ends while this one waits
+
+    monkeypatch.setattr(gx_worker.WORKER, "start", lambda: events.append("worker"))
+    monkeypatch.setattr(gx_worker.WORKER, "release", released)
+
+    def job(*args, **kwargs):
+        events.append("job")
+        raise RuntimeError("stopped where the job would start")
+
+    monkeypatch.setattr(cli, "_run_job", job)
+    (raw / "inference" / "new-1.csv").write_text("a,b\n1,2\n")
+    try:
+        assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 1
+    finally:
+        holder.close()
+    assert events == ["worker", "released", "job"]
+
+
 def test_sizing_ingest_skips_an_unchanged_root_and_writes_nothing(tmp_path, raw, capsys,
                                                                  monkeypatch):
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
