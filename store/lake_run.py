@@ -137,9 +137,9 @@ class AdvisoryLocks:
                 if not waiting:
                     log.warning("waiting for another ingestion holding %s", key)
                     waiting = True
-                    if self.on_wait is not None:
-                        self.on_wait, on_wait = None, self.on_wait
-                        on_wait()
+                    let_go, self.on_wait = self.on_wait, None  # once, whatever the key
+                    if let_go is not None:
+                        let_go()
                 time.sleep(0.1)
 
     def _release(self, key: str) -> None:
