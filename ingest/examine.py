@@ -135,13 +135,20 @@ def _lineage(height: int, relpath: str, sha: str) -> list[pl.Series]:
 
 
 def settle(outcome: FileOutcome) -> FileOutcome:
-    """loaded when rows are left, else rejected with the first reason."""
+    """loaded when rows are left, else rejected with how many rows were refused and the
+    first one's place and reason (each row's is in raw.quarantine)."""
     if outcome.rows:
         outcome.status, outcome.error = "loaded", None
-    else:
-        first = outcome.problems[0].reason if outcome.problems else "the file holds no rows"
-        outcome.status = "rejected"
-        outcome.error = f"{outcome.format}: no row could be loaded ({first})"
+        return outcome
+    outcome.status = "rejected"
+    if not outcome.problems:
+        outcome.error = f"{outcome.format}: no row could be loaded (the file holds no rows)"
+        return outcome
+    first, refused = outcome.problems[0], len(outcome.problems)
+    counted = f"{refused} rows refused, each in raw.quarantine; the first, " \
+        if refused > 1 else ""
+    outcome.error = (f"{outcome.format}: no row could be loaded ({counted}"
+                     f"{first.location}: {first.reason})")
     return outcome
 
 

@@ -119,3 +119,28 @@ def test_a_parser_that_hangs_is_stopped_with_a_reason(monkeypatch):
     assert outcome.status == "rejected"
     assert outcome.error == ("perf_analyzer_csv: gave up after 0.5 s "
                              "(SIZING_MAX_PARSE_SECONDS)")
+
+
+def test_a_file_whose_every_row_is_refused_says_how_many_and_where_the_first_is():
+    """NaN, 1e308, a negative latency and inf: each row is refused (raw.quarantine keeps
+    its own reason), and the file's reason counts them and names the first."""
+    header = ("Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,"
+              "Server Queue,Server Compute Input,Server Compute Infer,"
+              "Server Compute Output,Client Recv,p50 latency,p90 latency,p95 latency,"
+              "p99 latency,Avg latency,request/response,response wait\n")
+    rows = ("1,NaN,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n"
+            "2,1e308,1,1,1,1,1,1,1,1e308,1,1,1,1,1,1\n"
+            "3,-0,1,1,1,1,1,1,1,-5,1,1,1,1,1,1\n"
+            "4,inf,,,,,,,,,,,,,,\n")
+    outcome = examine(SourceFile("pa/perf.csv", (header + rows).encode()),
+                      max_parse_seconds=20)
+    assert outcome.status == "rejected"
+    assert outcome.error == ("perf_analyzer_csv: no row could be loaded (4 rows refused, "
+                             "each in raw.quarantine; the first, line 2: no "
+                             "Inferences/Second value)")
+    assert [p.location for p in outcome.problems] == ["line 2", "line 3", "line 4", "line 5"]
+    assert "throughput_per_s=1e+308 fails at most 1e9" in outcome.problems[1].reason
+    alone = examine(SourceFile("pa.csv", b"Concurrency,Inferences/Second\n1,NaN\n"),
+                    max_parse_seconds=20)
+    assert alone.error == ("perf_analyzer_csv: no row could be loaded (line 2: no "
+                           "Inferences/Second value)")
