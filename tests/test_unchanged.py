@@ -36,6 +36,23 @@ def verdict(store: Store, raw: Path, limits: Limits = DEFAULT_LIMITS, code: str 
     return nothing_to_ingest(store, raw, limits, code, raw_code)
 
 
+def recorded_by_this_code(warehouse: Path, raw: Path) -> Path:
+    """A warehouse whose last run ingested `raw` under the current code, its rebuild done:
+    `sizing ingest` compares against it rather than running at once."""
+    from assets.versions import RAW as RAW_VERSION
+    from assets.versions import derived_fingerprint
+
+    con = connect(warehouse)
+    try:
+        store = Store(con)
+        ingest(store, raw, "run-1", code_fingerprint=derived_fingerprint(),
+               raw_code_version=RAW_VERSION)
+        mark_derived_complete(store, "run-1")
+    finally:
+        con.close()
+    return warehouse
+
+
 def test_an_unchanged_root_needs_no_run(store, raw):
     found = verdict(ingested(store, raw), raw)
     assert found.unchanged and found.last_run_id == "run-1"
@@ -151,21 +168,11 @@ def test_a_small_run_starts_its_checks_worker_before_dagster_loads(tmp_path, raw
     """One new file: `sizing ingest` starts the GX worker before the job; more than
     AHEAD_UP_TO_FILES new files: it leaves the start to the raw step (the worker's
     start-up would compete with their parsing)."""
-    from assets.versions import RAW as RAW_VERSION
-    from assets.versions import derived_fingerprint
     from pipelines import cli
     from transforms.quality import gx_worker
 
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
-    warehouse = tmp_path / "wh.duckdb"
-    con = connect(warehouse)
-    try:
-        store = Store(con)
-        ingest(store, raw, "run-1", code_fingerprint=derived_fingerprint(),
-               raw_code_version=RAW_VERSION)
-        mark_derived_complete(store, "run-1")
-    finally:
-        con.close()
+    warehouse = recorded_by_this_code(tmp_path / "wh.duckdb", raw)
     events: list[str] = []
     monkeypatch.setattr(gx_worker.WORKER, "start", lambda: events.append("worker"))
 
@@ -191,8 +198,6 @@ def test_a_checks_worker_started_ahead_is_let_go_while_the_run_waits_for_the_loc
     without the GX worker it started ahead, then runs the job."""
     import fcntl
 
-    from assets.versions import RAW as RAW_VERSION
-    from assets.versions import derived_fingerprint
     from pipelines import cli
     from transforms.quality import gx_worker
 
@@ -200,15 +205,7 @@ def test_a_checks_worker_started_ahead_is_let_go_while_the_run_waits_for_the_loc
     # not the 600 s default: without the let-go the run gives up (WarehouseBusy), and the
     # test fails rather than hangs
     monkeypatch.setenv("SIZING_LOCK_WAIT_S", "30")
-    warehouse = tmp_path / "wh.duckdb"
-    con = connect(warehouse)
-    try:
-        store = Store(con)
-        ingest(store, raw, "run-1", code_fingerprint=derived_fingerprint(),
-               raw_code_version=RAW_VERSION)
-        mark_derived_complete(store, "run-1")
-    finally:
-        con.close()
+    warehouse = recorded_by_this_code(tmp_path / "wh.duckdb", raw)
     holder = open(warehouse.with_name(warehouse.name + ".lock"), "a+")  # noqa: SIM115
     fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the other ingestion
     events: list[str] = []
