@@ -64,15 +64,30 @@ def json_int(text: str) -> int | float:
     return float(text)
 
 
+# Python's JSON reader stops at about 1,000 levels with a RecursionError: no benchmark
+# writes that, and every parser already says why a JSONDecodeError makes a file unusable
+NESTED_TOO_DEEP = "nested deeper than 1,000 levels"
+
+
+class _Decoder(json.JSONDecoder):
+    """A JSONDecoder whose too-deep documents fail as any unreadable JSON does."""
+
+    def raw_decode(self, s: str, idx: int = 0) -> tuple[Any, int]:
+        try:
+            return super().raw_decode(s, idx)
+        except RecursionError:
+            raise json.JSONDecodeError(NESTED_TOO_DEEP, s, idx) from None
+
+
 def loads(text: str, **hooks: Any) -> Any:
     """json.loads with this module's integer policy (NaN and Infinity decode as floats,
-    json's default)."""
-    return json.loads(text, parse_int=json_int, **hooks)
+    json's default); a document nested too deeply raises JSONDecodeError."""
+    return json.loads(text, cls=_Decoder, parse_int=json_int, **hooks)
 
 
 def decoder(**hooks: Any) -> json.JSONDecoder:
     """A JSONDecoder with this module's integer policy, for raw_decode."""
-    return json.JSONDecoder(parse_int=json_int, **hooks)
+    return _Decoder(parse_int=json_int, **hooks)
 
 
 def is_number(value: object) -> bool:

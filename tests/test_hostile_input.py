@@ -144,3 +144,53 @@ def test_a_file_whose_every_row_is_refused_says_how_many_and_where_the_first_is(
                     max_parse_seconds=20)
     assert alone.error == ("perf_analyzer_csv: no row could be loaded (line 2: no "
                            "Inferences/Second value)")
+
+
+DEEP = "[" * 5000 + "]" * 5000  # far past the ~1,000 levels Python's JSON reader goes
+
+
+def test_json_nested_too_deeply_is_unreadable_json_with_its_reason():
+    """Python's reader raises RecursionError; every parser reads JSON through
+    parsers.numbers, which makes it the JSONDecodeError each parser explains."""
+    from json import JSONDecodeError
+
+    from parsers.numbers import NESTED_TOO_DEEP, decoder, loads
+
+    with pytest.raises(JSONDecodeError, match=NESTED_TOO_DEEP):
+        loads(DEEP)
+    with pytest.raises(JSONDecodeError, match=NESTED_TOO_DEEP) as raised:
+        decoder().raw_decode("  " + DEEP, 2)
+    assert raised.value.pos == 2
+    assert loads('{"a": [[1]], "n": NaN}')["a"] == [[1]]  # the usual reading is unchanged
+    # a tf_cnn benchmark_run.log (the parser that read JSON without parsers.numbers)
+    run_log = ('{"run_parameters": [{"name": "batch_size_per_device", "long_value": 64}, '
+               '{"name": "variable_update", "string_value": "replicated"}], "deep": '
+               + DEEP + "}")
+    outcome = examine(SourceFile("run/benchmark_run.log", run_log.encode()),
+                      max_parse_seconds=20)
+    assert outcome.format == "tf_cnn_benchmark_run"
+    assert outcome.error == ("tf_cnn_benchmark_run: not valid JSON: nested deeper than "
+                             "1,000 levels: line 1 column 1 (char 0)")
+    # the metric.log sniffer read the first line with json.loads, and its RecursionError
+    # stopped detection: the file is now simply of no known format
+    outcome = examine(SourceFile("deep.json", DEEP.encode()), max_parse_seconds=20)
+    assert outcome.error.startswith("unrecognised format: none of the")
+
+
+# what each real JSON export says once a key nested too deeply opens its first object
+DEEP_VERDICTS = {
+    "model_analyzer": "unrecognised format: none of the",  # its sniffer reads the first key
+    "genai_perf": "genai_perf_json: not valid JSON: nested deeper than 1,000 levels at line 1",
+    "fio": "fio_json: no fio JSON report found",  # the report is no longer one
+    "mlperf_storage": "mlperf_storage_summary: not valid JSON: nested deeper than 1,000 "
+                      "levels at line 1",
+}
+
+
+@pytest.mark.parametrize("relpath", [s for s in SEEDS if s.endswith((".json", ".ckpt"))])
+def test_a_real_json_export_with_a_value_nested_too_deeply_says_so(relpath):
+    text = seed(relpath).decode("utf-8")
+    deep = text.replace("{", '{"deep": ' + DEEP + ", ", 1)
+    outcome = outcome_of(relpath, deep.encode())
+    assert outcome.status == "rejected"
+    assert outcome.error.startswith(DEEP_VERDICTS[relpath.split("/")[0]])

@@ -63,9 +63,8 @@ def load_json(src: SourceFile) -> object:
         return loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(f"not valid JSON: {exc.msg} at line {exc.lineno} column "
-                          f"{exc.colno} (char {exc.pos}); the file may be truncated") from None
-    except RecursionError:
-        raise FormatError("not usable JSON: nested too deeply") from None
+                          f"{exc.colno} (char {exc.pos}); the file may be truncated or "
+                          "damaged") from None
 
 
 # ---- values ----------------------------------------------------------------------------------

@@ -74,10 +74,8 @@ def _line(line: str) -> dict:
     try:
         data = loads(line)
     except json.JSONDecodeError as exc:
-        raise RunError(f"not a JSON object: {exc.msg} at column {exc.colno} (a truncated "
-                       "or interleaved line)") from None
-    except RecursionError:
-        raise RunError("not usable JSON: nested too deeply") from None
+        raise RunError(f"not a JSON object: {exc.msg} at column {exc.colno} (a truncated, "
+                       "interleaved or damaged line)") from None
     if not isinstance(data, dict):
         raise RunError(f"a JSON {type(data).__name__}, not a bench_serving result object")
     return data

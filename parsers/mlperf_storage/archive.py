@@ -133,7 +133,7 @@ def _system_description(src: SourceFile, head: str) -> str | None:
         return None
     try:
         doc = loads(src.text())
-    except (FormatError, ValueError, RecursionError):
+    except (FormatError, ValueError):
         return None  # not JSON: whatever it is, it is not a system description
     if not isinstance(doc, dict):
         return None

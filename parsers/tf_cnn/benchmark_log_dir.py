@@ -11,6 +11,7 @@ import json
 import re
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame
+from parsers.numbers import loads
 from parsers.tf_cnn.lines import finite
 from schemas.spec import Table
 from schemas.tf_cnn import TF_CNN_BENCHMARK_METRICS, TF_CNN_BENCHMARK_RUNS
@@ -41,7 +42,7 @@ class TfCnnBenchmarkRun:
 
     def parse(self, src: SourceFile) -> Parsed:
         try:
-            doc = json.loads(src.text())
+            doc = loads(src.text())
         except json.JSONDecodeError as exc:
             raise FormatError(f"not valid JSON: {exc}") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("run_parameters"), list):
@@ -63,7 +64,7 @@ class TfCnnBenchmarkMetrics:
     def sniff(self, src: SourceFile) -> bool:
         first = next((line for line in src.head(8192).splitlines() if line.strip()), "")
         try:
-            record = json.loads(first)
+            record = loads(first)
         except json.JSONDecodeError:
             return False
         return (isinstance(record, dict) and record.get("name") in _FIRST_METRICS
@@ -154,7 +155,7 @@ def _loss(value: object) -> float | None:
 
 
 def _metric_row(line: str, number: int, folder: str) -> dict[str, object]:
-    record = json.loads(line)
+    record = loads(line)
     if not isinstance(record, dict) or not isinstance(record.get("name"), str):
         raise ValueError("expected a JSON object with a 'name'")
     extras = _pairs(record.get("extras"), "value")

@@ -166,7 +166,7 @@ def test_vllm_unusable_single_run_is_a_format_error(data, reason):
     (b"", "empty file"), (b"  \n", "empty file"),
     (b'{"model_id": "m", "num_prompts": 3, "mean_ttft_ms": 1', "not valid JSON"),
     (b'{"model_id": "m\xff", "num_prompts": 3}', "not valid UTF-8"),
-    (b"[" * 100_000, "not usable JSON: nested too deeply|not valid JSON"),
+    (b"[" * 100_000, "not valid JSON: nested deeper than 1,000 levels at line 1"),
 ])
 def test_vllm_broken_files_are_format_errors(content, reason):
     with pytest.raises(FormatError, match=reason):
