@@ -5,7 +5,8 @@ reference files committed under raw/reference, and small synthetic files for the
 sample root lacks (elbencho, MLPerf Storage, fio terse and normal, Model Analyzer
 checkpoints), built to the layouts the parser tests use. `mutants(seed)` draws one mutation
 of a seed: a numeric token replaced by a hostile number, a field or line deleted, a cut, a
-re-encoding, a duplicated line or section, a BOM, NUL bytes, an empty file.
+re-encoding, a duplicated line or section, a BOM, NUL bytes, an empty file, a number
+nested 5,000 arrays deep.
 """
 
 from __future__ import annotations
@@ -272,6 +273,8 @@ def mutants(seed: Seed) -> st.SearchStrategy[Mutant]:
     if lines:
         kinds += [line_deleted(lines), duplicated(lines)]
     kinds.append(field_deleted(seed.relpath, text, lines))
+    if spans:
+        kinds.append(nested(text, spans))
     return st.one_of(*kinds)
 
 
@@ -312,6 +315,19 @@ def number_replaced(text: str, spans: list[tuple[int, int]], replacements: st.Se
                       encode(replace_numbers(text, spans, chosen)))
 
     return edits.map(build)
+
+
+DEPTH = 5_000  # past the ~1,000 levels Python's JSON reader goes
+
+
+def nested(text: str, spans: list[tuple[int, int]]) -> st.SearchStrategy[Mutant]:
+    """A numeric token wrapped in DEPTH arrays: valid JSON no reader can walk."""
+    def wrap(i: int) -> Mutant:
+        start, end = spans[i]
+        return Mutant("nested", f"{text[start:end]!r}@{start} in {DEPTH:,} arrays",
+                      encode(text[:start] + "[" * DEPTH + text[start:end] + "]" * DEPTH
+                             + text[end:]))
+    return st.integers(0, len(spans) - 1).map(wrap)
 
 
 def line_deleted(lines: list[str]) -> st.SearchStrategy[Mutant]:
