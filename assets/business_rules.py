@@ -16,6 +16,7 @@ import polars as pl
 from assets.keys import table_key as key
 from assets.metadata import described
 from assets.resources import Warehouse
+from assets.row_checks import could_not_run
 from schemas.spec import Table
 from store.store import Store
 from transforms.quality.gx_validation import Outcome, validate
@@ -58,11 +59,8 @@ def business_check(table: Table, suite: Suite, expectations: str):
                 if store.query(f"SELECT count(*) AS n FROM {table.qualified}")["n"][0] == 0:
                     return dg.AssetCheckResult(passed=True, metadata={"rows": 0})
                 return check_result(WORKER.validate(suite, table.name, store))
-        except Exception as error:  # noqa: BLE001 - the suite or its worker broke: a failed
-            return dg.AssetCheckResult(  # check, and the run goes on
-                passed=False, metadata={"error": dg.MetadataValue.text(
-                    f"{type(error).__name__}: {error}" if not isinstance(error, RuntimeError)
-                    else str(error))})
+        except Exception as error:  # noqa: BLE001 - the suite or its worker broke
+            return could_not_run(error)
 
     check.__name__ = f"{table.name}_business_rules"  # type: ignore[attr-defined]
     return check

@@ -247,6 +247,39 @@ def test_a_table_whose_first_build_fails_is_there_empty_and_stale(raw, tmp_path,
     assert query(warehouse, "SELECT count(*) FROM core.inference_measurements") == [(67,)]
 
 
+def test_a_check_whose_query_fails_is_a_failed_check_and_the_run_succeeds(raw, tmp_path,
+                                                                          monkeypatch):
+    """A row check whose SQL raises (an overflow, a damaged table) fails that check with
+    its error. Raised, it failed its step, and Dagster marked the whole run failed (a
+    scheduled run's alert) while every table was built."""
+    from assets.report.sizing_report import _detail
+
+    original = Store.query
+
+    def overflowing(self, sql, params=None):
+        if "littles_law_ms" in sql:
+            raise duckdb.ConversionException("Overflow in multiplication of DECIMAL(18,1)")
+        return original(self, sql, params)
+
+    monkeypatch.setattr(Store, "query", overflowing)
+    result = _run(raw, tmp_path / "w.duckdb")
+    assert result.success
+    inference = {e.asset_check_evaluation_data.check_name: e.asset_check_evaluation_data
+                 for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"
+                 and e.asset_check_evaluation_data.asset_key.to_user_string()
+                 == "core/inference_measurements"}
+    littles_law = inference["littles_law"]
+    assert littles_law.passed is False
+    assert littles_law.metadata["error"].value == (
+        "ConversionException: Overflow in multiplication of DECIMAL(18,1)")
+    assert inference["throughput_positive"].passed is True  # the asset's other checks ran
+    assert query(tmp_path / "w.duckdb",
+                 "SELECT count(*) FROM core.inference_measurements") == [(67,)]
+    # the report's line for it
+    assert _detail(littles_law.metadata) == (
+        "could not run: ConversionException: Overflow in multiplication of DECIMAL(18,1)")
+
+
 def test_the_summary_names_stale_tables_and_the_report_runs_after_a_no_op(raw, tmp_path,
                                                                           monkeypatch, capsys):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))

@@ -152,9 +152,11 @@ def _evaluation(record) -> dg.AssetCheckEvaluation | None:
 
 
 def _detail(metadata: Mapping[str, object]) -> str:
-    """The check's metadata in a line: failing rows and what they are (row checks), or
-    the expectations that failed (Great Expectations suites)."""
+    """The check's metadata in a line: why it could not run, failing rows and what they
+    are (row checks), or the expectations that failed (Great Expectations suites)."""
     values = {k: _value(v) for k, v in metadata.items()}
+    if "error" in values:  # assets/row_checks.py could_not_run
+        return f"could not run: {values['error']}"
     if "failing_rows" in values:
         if not values["failing_rows"]:
             return "no failing row"
