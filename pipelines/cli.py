@@ -220,6 +220,8 @@ def _ingest(args: argparse.Namespace) -> int:
     for event in result.all_events:
         if event.is_failure and event.event_specific_data is not None:
             print(f"sizing: {event.message}", file=sys.stderr)
+        elif _teardown_error(event):  # publishing the run's warehouse failed
+            print(f"sizing: {_teardown_error(event)}", file=sys.stderr)
     written: Path | Lake | None
     beside: str | None = None
     if isinstance(warehouse, Lake):
@@ -227,8 +229,12 @@ def _ingest(args: argparse.Namespace) -> int:
     else:
         written, beside = _where_recorded(warehouse, result.run_id)
     if written is None:
-        print("sizing: nothing was recorded: the run's raw step did not complete (see the "
-              "errors above); the warehouse is as it was", file=sys.stderr)
+        raw_done = any(e.event_type_value == "STEP_SUCCESS" and e.step_key == "ingest_raw_files"
+                       for e in result.all_events)
+        why = "the run could not be published" if raw_done else \
+            "the run's raw step did not complete"
+        print(f"sizing: nothing was recorded: {why} (see the errors above); the warehouse "
+              "is as it was", file=sys.stderr)
         return 1
     store = Store(lake.connect(written, read_only=True) if isinstance(written, Lake)
                   else connect(written, read_only=True))
@@ -279,6 +285,15 @@ def _compared(raw_root: Path, warehouse: Path | Lake,
         return verdict
     finally:
         store.con.close()
+
+
+def _teardown_error(event) -> str | None:
+    """The error of a run's resource teardown (where the warehouse is published), if any."""
+    data = event.event_specific_data
+    error = getattr(data, "error", None) if event.event_type_value == "ENGINE_EVENT" else None
+    if error is None or "Teardown" not in (event.message or ""):
+        return None
+    return error.message.strip()
 
 
 def _location_text(where: Path | Lake) -> str:

@@ -112,6 +112,7 @@ class Publication:
             if not publish:
                 _remove(self.staging)
                 return None
+            _folded(self.staging)
             faults.checkpoint("before-publish")
             _fsync(self.staging)
             holder = writer_elsewhere(self.published) if self._holder is None \
@@ -149,6 +150,37 @@ def _fold_wal(published: Path) -> None:
     and close the file so DuckDB replays it into the file."""
     if published.exists() and wal_path(published).exists():
         connect(published).close()
+
+
+class NotPublished(OSError):
+    """The run's writes could not all be put in the staging file: nothing is published."""
+
+
+def _folded(staging: Path) -> None:
+    """Make sure every commit of the run is in the staging file itself. DuckDB folds its
+    WAL into the file when the last connection closes, but when it cannot (the disk is
+    full) it closes without a word and leaves the WAL: the file alone, published, would
+    lack the run's last commits (rows whose ledger entries say loaded, or the reverse).
+    An empty WAL (a commit that failed to write) holds nothing and is removed."""
+    wal = wal_path(staging)
+    if not wal.exists() or wal.stat().st_size == 0:
+        wal.unlink(missing_ok=True)
+        return
+    reason = "DuckDB left its WAL beside it"
+    try:
+        con = connect(staging)  # replays the WAL
+        try:
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+    except duckdb.Error as exc:
+        reason = str(exc).splitlines()[0]
+    if wal.exists() and wal.stat().st_size > 0:
+        _remove(staging)  # and the space it took: the published file stays as it was
+        raise NotPublished(f"the run's writes could not be folded into {staging.name} "
+                           f"({reason}): nothing was published; free some disk space and "
+                           "run again")
+    wal.unlink(missing_ok=True)
 
 
 def _remove(path: Path) -> None:

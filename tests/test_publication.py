@@ -52,3 +52,48 @@ def test_a_staging_file_is_not_reopened_inside_a_transaction(publication):
         store.con.execute("INSERT INTO t VALUES (8)")
     publication.close()
     assert published_rows(publication.published) == [(7,), (8,)]
+
+
+def left_its_wal(publication: Publication) -> None:
+    """Commit rows the way a run does, and have DuckDB close without folding its WAL into
+    the file, as it does, without a word, when the disk is full."""
+    store = publication.store
+    with store.transaction():
+        store.con.execute("CREATE OR REPLACE TABLE t AS SELECT 41 AS x")
+    store.con.execute("CHECKPOINT")
+    with store.transaction():
+        store.con.execute("INSERT INTO t VALUES (42)")  # in the WAL only
+    store.con.execute("PRAGMA disable_checkpoint_on_shutdown")
+
+
+def test_commits_left_in_the_wal_at_close_are_folded_in_before_publishing(publication):
+    left_its_wal(publication)
+    publication.close()
+    published = publication.published
+    # before, the file was published alone, without the run's last commit: [(41,)]
+    assert published_rows(published) == [(41,), (42,)]
+    assert not Path(f"{published}.wal").exists()
+    assert not Path(f"{publication.staging}.wal").exists()
+
+
+def test_a_wal_that_cannot_be_folded_publishes_nothing_and_frees_its_space(
+        publication, monkeypatch):
+    from store import publish
+
+    with publication.store.transaction():  # the warehouse as the last run published it
+        publication.store.con.execute("CREATE TABLE t AS SELECT 1 AS x")
+    publication.close()
+    run = Publication(publication.published, 5.0)
+    run.open()
+    left_its_wal(run)  # this run's table, over the published one
+    full = 'Could not write file "lab.duckdb.staging.wal": No space left on device'
+
+    def disk_full(path, read_only=False):
+        raise duckdb.IOException(full)
+
+    monkeypatch.setattr(publish, "connect", disk_full)
+    with pytest.raises(publish.NotPublished, match="No space left on device") as refused:
+        run.close()
+    assert "nothing was published; free some disk space and run again" in str(refused.value)
+    assert published_rows(run.published) == [(1,)]  # as it was
+    assert not run.staging.exists() and not Path(f"{run.staging}.wal").exists()

@@ -280,6 +280,36 @@ def test_a_check_whose_query_fails_is_a_failed_check_and_the_run_succeeds(raw, t
         "could not run: ConversionException: Overflow in multiplication of DECIMAL(18,1)")
 
 
+def test_a_run_that_cannot_be_published_says_why_and_leaves_the_warehouse(raw, tmp_path,
+                                                                         monkeypatch, capsys):
+    """The disk fills as the run ends (store/publish.py `_folded`): exit 1, the reason,
+    and the warehouse the previous run published."""
+    from store import publish
+
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    warehouse = tmp_path / "w.duckdb"
+    command = ["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]
+    assert main(command) == 0
+    before = query(warehouse, "SELECT path, sha256 FROM raw.ingested_files ORDER BY path")
+
+    def full(staging):
+        raise publish.NotPublished(f"the run's writes could not be folded into "
+                                   f"{staging.name} (No space left on device): nothing was "
+                                   "published; free some disk space and run again")
+
+    monkeypatch.setattr(publish, "_folded", full)
+    (raw / "inference/h100-bm-01/new.csv").write_bytes((raw / PA).read_bytes() + b"\n")
+    capsys.readouterr()
+    assert main(command) == 1
+    said = capsys.readouterr().err
+    assert ("sizing: store.publish.NotPublished: the run's writes could not be folded into "
+            "w.duckdb.staging (No space left on device)") in said
+    assert ("sizing: nothing was recorded: the run could not be published (see the errors "
+            "above); the warehouse is as it was") in said
+    assert query(warehouse, "SELECT path, sha256 FROM raw.ingested_files ORDER BY path") \
+        == before
+
+
 def test_the_summary_names_stale_tables_and_the_report_runs_after_a_no_op(raw, tmp_path,
                                                                           monkeypatch, capsys):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
