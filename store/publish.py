@@ -2,8 +2,9 @@
 
 DuckDB lets one process write a file, and readers hold it open for hours. So a writer never
 touches the published file: it copies it to a staging file, writes there (a whole run:
-raw, core, sizing, report bookkeeping), closes (which checkpoints everything into the file),
-and renames the staging file over the published one. Readers that had the old file open
+raw, core, sizing, report bookkeeping), closes (which checkpoints everything into the file;
+when that cannot be done, the disk full, nothing is published: `_folded`), and renames the
+staging file over the published one. Readers that had the old file open
 keep their snapshot; new connections see the new one, never a mix of two runs; a crash at
 any moment leaves the published file as it was.
 
