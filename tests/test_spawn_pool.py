@@ -78,3 +78,40 @@ def test_workers_do_not_run_the_callers_script_again(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[5, 20]"
     assert ran.read_text() == "ran\n"
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` still runs (an exited orphan may wait as a zombie for its reaper)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def test_workers_end_when_the_run_that_started_them_is_killed(tmp_path):
+    """SIGKILL of the run (a scheduler's timeout, the OOM killer): its pool is never
+    stopped. Its workers, one busy and one idle, used to wait forever (150 MB each, per
+    killed run); each ends within about PARENT_POLL_S of its parent."""
+    script = tmp_path / "run.py"
+    script.write_text(textwrap.dedent("""
+        import os, sys, time
+        from ingest.spawn_pool import SpawnPool
+        if __name__ == "__main__":
+            pool = SpawnPool(2)
+            busy = pool.submit(time.sleep, 3600)
+            pool.submit(os.getpid).result()  # both workers are up
+            print(" ".join(map(str, pool._processes)), flush=True)
+            time.sleep(3600)
+    """))
+    run = subprocess.Popen([sys.executable, str(script)], cwd=PROJECT, text=True,
+                           stdout=subprocess.PIPE,
+                           env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    assert run.stdout is not None
+    workers = [int(pid) for pid in run.stdout.readline().split()]
+    assert len(workers) == 2 and all(running(pid) for pid in workers)
+    run.kill()
+    run.wait()
+    deadline = time.monotonic() + 60  # a deadline for the event, not a timing assertion
+    while any(running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if running(pid)]
