@@ -220,8 +220,8 @@ def _ingest(args: argparse.Namespace) -> int:
     for event in result.all_events:
         if event.is_failure and event.event_specific_data is not None:
             print(f"sizing: {event.message}", file=sys.stderr)
-        elif _teardown_error(event):  # publishing the run's warehouse failed
-            print(f"sizing: {_teardown_error(event)}", file=sys.stderr)
+        elif teardown := _teardown_error(event):  # publishing the run's warehouse failed
+            print(f"sizing: {teardown}", file=sys.stderr)
     written: Path | Lake | None
     beside: str | None = None
     if isinstance(warehouse, Lake):

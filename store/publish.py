@@ -79,8 +79,12 @@ class Publication:
         self._stack.enter_context(writer_lock(self.published, self.lock_wait_s))
         try:
             self._holder = writer_elsewhere(self.published)
-            if self._holder is None:
-                _fold_wal(self.published)
+            if self._holder is None and (reason := _fold_wal(self.published)):
+                # copied without it, that session's commits would be lost, and its WAL,
+                # left beside the file this run publishes, replayed onto the wrong file
+                raise NotPublished(f"the WAL a crashed session left beside "
+                                   f"{self.published.name} could not be folded into it "
+                                   f"({reason}); free some disk space and run again")
             _remove(self.staging)  # left by a crashed writer: the published file is the truth
             if self.published.exists():
                 shutil.copyfile(self.published, self.staging)
@@ -146,30 +150,20 @@ def staged(published: Path, lock_wait_s: float) -> Iterator[Store]:
     publication.close()
 
 
-def _fold_wal(published: Path) -> None:
-    """A `.wal` with no session holding the file: a crashed writer's committed work. Open
-    and close the file so DuckDB replays it into the file."""
-    if published.exists() and wal_path(published).exists():
-        connect(published).close()
-
-
-class NotPublished(OSError):
-    """The run's writes could not all be put in the staging file: nothing is published."""
-
-
-def _folded(staging: Path) -> None:
-    """Make sure every commit of the run is in the staging file itself. DuckDB folds its
-    WAL into the file when the last connection closes, but when it cannot (the disk is
-    full) it closes without a word and leaves the WAL: the file alone, published, would
-    lack the run's last commits (rows whose ledger entries say loaded, or the reverse).
-    An empty WAL (a commit that failed to write) holds nothing and is removed."""
-    wal = wal_path(staging)
-    if not wal.exists() or wal.stat().st_size == 0:
+def _fold_wal(path: Path) -> str | None:
+    """Fold the WAL beside `path` into it: a crashed session's committed work (the
+    published file), or a run's last commits (its staging file). DuckDB replays a WAL when
+    it opens the file and writes it in at a checkpoint; when it cannot (the disk full) its
+    close leaves the WAL without a word, so the checkpoint is asked for and the WAL looked
+    at. None once no WAL holding data is left (an empty one, from a commit that failed to
+    write, is removed); else why it is still there."""
+    wal = wal_path(path)
+    if not path.exists() or not wal.exists() or wal.stat().st_size == 0:
         wal.unlink(missing_ok=True)
-        return
+        return None
     reason = "DuckDB left its WAL beside it"
     try:
-        con = connect(staging)  # replays the WAL
+        con = connect(path)  # replays the WAL
         try:
             con.execute("CHECKPOINT")
         finally:
@@ -177,11 +171,24 @@ def _folded(staging: Path) -> None:
     except duckdb.Error as exc:
         reason = str(exc).splitlines()[0]
     if wal.exists() and wal.stat().st_size > 0:
-        _remove(staging)  # and the space it took: the published file stays as it was
+        return reason
+    wal.unlink(missing_ok=True)
+    return None
+
+
+class NotPublished(OSError):
+    """The run's writes could not all be put in the staging file: nothing is published."""
+
+
+def _folded(staging: Path) -> None:
+    """Every commit of the run in the staging file itself, or nothing published: the file
+    alone would lack the run's last commits (rows whose ledger entries say loaded, or the
+    reverse). The staging file is then removed, and the space it took freed."""
+    if reason := _fold_wal(staging):
+        _remove(staging)
         raise NotPublished(f"the run's writes could not be folded into {staging.name} "
                            f"({reason}): nothing was published; free some disk space and "
                            "run again")
-    wal.unlink(missing_ok=True)
 
 
 def _remove(path: Path) -> None:

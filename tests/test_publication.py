@@ -97,3 +97,35 @@ def test_a_wal_that_cannot_be_folded_publishes_nothing_and_frees_its_space(
     assert "nothing was published; free some disk space and run again" in str(refused.value)
     assert published_rows(run.published) == [(1,)]  # as it was
     assert not run.staging.exists() and not Path(f"{run.staging}.wal").exists()
+
+
+def test_a_crashed_sessions_wal_that_cannot_be_folded_stops_the_run_before_its_copy(
+        tmp_path, monkeypatch):
+    """A crashed session's WAL beside the published file is folded in before the copy;
+    when DuckDB cannot (the disk full), the run stops there: copied without it, that
+    session's commits would be lost and its WAL replayed onto the next published file."""
+    from store import publish
+
+    published = tmp_path / "lab.duckdb"
+    con = duckdb.connect(str(published))
+    con.execute("CREATE TABLE t AS SELECT 1 AS x")
+    con.execute("CHECKPOINT")
+    con.execute("INSERT INTO t VALUES (2)")  # committed, in the WAL only
+    con.execute("PRAGMA disable_checkpoint_on_shutdown")
+    con.close()
+    wal = Path(f"{published}.wal")
+    assert wal.stat().st_size > 0
+
+    def disk_full(path, read_only=False):
+        raise duckdb.IOException('Could not write file "lab.duckdb": No space left on device')
+
+    monkeypatch.setattr(publish, "connect", disk_full)
+    run = Publication(published, 5.0)
+    with pytest.raises(publish.NotPublished, match="No space left on device"):
+        run.open()
+    assert wal.stat().st_size > 0 and not run.staging.exists()
+    monkeypatch.undo()  # space again: the next run folds it in and keeps both rows
+    again = Publication(published, 5.0)
+    again.open()
+    again.close()
+    assert published_rows(published) == [(1,), (2,)] and not wal.exists()
