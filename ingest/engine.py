@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ingest import ledger, path_conventions
 from ingest.discovery import FoundFile, discover, files_in
-from ingest.duplicates import settle_duplicates
+from ingest.duplicates import SAME_LABELS, Labels, agree, settle_duplicates
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, validate_in_bulk
 from ingest.ledger import PATH_CONVENTIONS_FORMAT, RUN_CONTEXT_FORMAT, IngestReport
 from ingest.reading import Unreadable, read_file
@@ -32,7 +32,7 @@ from ingest.workers import (
     still_current,
     worker_count,
 )
-from parsers.registry import BY_FORMAT, data_tables
+from parsers.registry import BY_FORMAT, data_tables, place_labels
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import (
     DERIVED_STATUS,
@@ -137,7 +137,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                 outcomes += chunk
                 if progress:
                     progress(len(outcomes), len(found))
-            recheck = _orphaned_copies(outcomes)  # carried-over copies whose original went away
+            # carried-over copies whose original went away, or whose labels now differ
+            recheck = _orphaned_copies(outcomes, contexts)
             if recheck:
                 redone = {o.relpath: o for o in Examiner(examiner.settings, 0).outcomes(
                     [((f, None), None) for f in found if f.relpath in recheck])}
@@ -149,7 +150,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
                 outcomes = [redone.get(o.relpath, o) for o in outcomes]
         faults.checkpoint("after-parse")
         copies = settle_duplicates(outcomes, previous,
-                                   (RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT))
+                                   (RUN_CONTEXT_FORMAT, PATH_CONVENTIONS_FORMAT),
+                                   lambda o: _labels(o, contexts))
         store.delete_files([*tables, QUARANTINE, LABEL_CONFLICTS], [o.relpath for o in copies])
         seen = {f.relpath for f in found}
         missing = ledger.gone(previous, seen, outcomes, limits.purge_missing)
@@ -250,7 +252,8 @@ def _without_reading(file: FoundFile, prior: LedgerEntry | None, stale_formats: 
     if still_current(prior, stale_formats):
         return FileOutcome(file.relpath, prior.sha256, file.size_bytes, file.mtime_ns,
                            prior.format, "unchanged", parser_version=prior.parser_version)
-    if prior.status == "ignored" and prior.duplicate_of and prior.format not in stale_formats:
+    if prior.status == "ignored" and prior.duplicate_of and prior.format not in stale_formats \
+            and SAME_LABELS in (prior.error or ""):
         return FileOutcome(file.relpath, prior.sha256, file.size_bytes, file.mtime_ns,
                            prior.format, "ignored", prior.error,
                            duplicate_of=prior.duplicate_of, carried=True)
@@ -261,12 +264,23 @@ def same_file(prior: LedgerEntry, file: FoundFile) -> bool:
     return prior.size_bytes == file.size_bytes and prior.mtime_ns == file.mtime_ns
 
 
-def _orphaned_copies(outcomes: list[FileOutcome]) -> set[str]:
+def _orphaned_copies(outcomes: list[FileOutcome], contexts: ContextResolver) -> set[str]:
     """Copies carried over as ignored whose original no longer holds their bytes (gone,
-    changed, rejected): they are examined again, and one of them may load instead."""
-    held = {o.relpath: o.sha256 for o in outcomes if o.status in ("loaded", "unchanged")}
-    return {o.relpath for o in outcomes
-            if o.carried and held.get(o.duplicate_of or "") != o.sha256}
+    changed, rejected), or whose labels no longer agree with the original's (a run.yaml
+    changed): they are examined again, and one of them may load instead."""
+    held = {o.relpath: o for o in outcomes if o.status in ("loaded", "unchanged")}
+    return {o.relpath for o in outcomes if o.carried and (
+        (original := held.get(o.duplicate_of or "")) is None or original.sha256 != o.sha256
+        or not agree(_labels(o, contexts), _labels(original, contexts)))}
+
+
+def _labels(outcome: FileOutcome, contexts: ContextResolver) -> Labels:
+    """What a file's place says it measured: its format's layout (an MLPerf submission
+    tree), then its run.yaml, path conventions and sidecars, which win key by key."""
+    context = contexts.resolve(outcome.relpath)
+    said = {**context.path_values, **context.sidecar, **context.tags, **context.values}
+    return {**place_labels(outcome.format, outcome.relpath),
+            **{k: str(v) for k, v in said.items() if v is not None}}
 
 
 def _note_context(outcome: FileOutcome, contexts: ContextResolver, unread: set[str]) -> None:

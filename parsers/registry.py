@@ -14,6 +14,7 @@ from parsers.genai_perf.exports import GenAiPerfCsv, GenAiPerfJson
 from parsers.llm_serving.aiperf import AiperfCsv, AiperfJson
 from parsers.llm_serving.sglang import SglangBenchJsonl
 from parsers.llm_serving.vllm import VllmBenchJson
+from parsers.mlperf.paths import location_labels
 from parsers.mlperf.systems import MlperfSystemsJson
 from parsers.mlperf_inference import summary as mlperf_inference
 from parsers.mlperf_inference.summary import MlperfInferenceSummary
@@ -74,6 +75,17 @@ PARSERS: tuple[Parser, ...] = (
     Gdsio(),  # last: it scans up to 1 MiB of text for result lines
 )
 BY_FORMAT: dict[str, Parser] = {p.format: p for p in PARSERS}
+# Formats filed in MLPerf's submission trees, where a file's place names what was measured
+# (benchmark, accuracy target, scenario, system): ingest/duplicates.py compares copies by it
+SUBMISSION_TREE_FORMATS = frozenset(p.format for p in PARSERS if isinstance(p, (
+    MlperfStorageSummary, MlperfStorageEpochs, MlperfStorageReport, MlperfInferenceSummary,
+    MlperfSystemsJson, MlperfTrainingResult)))
+
+
+def place_labels(format_: str | None, relpath: str) -> dict[str, str]:
+    """The labels a file's place gives its results, by its format's layout ({} for a
+    format whose place says nothing beyond the run.yaml and path conventions)."""
+    return location_labels(relpath) if format_ in SUBMISSION_TREE_FORMATS else {}
 
 
 def data_tables() -> list[Table]:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from parsers.mlperf_inference.benchmarks import normalise_benchmark
+
 # The folder under <submitter>/ that says what the rest of the path means.
 KINDS = ("results", "systems", "compliance", "measurements")
 DIVISIONS = ("closed", "open", "network")
@@ -117,3 +119,20 @@ def _suite_of_file(file: str) -> str | None:
     if file.lower() in _INFERENCE_FILES:
         return "inference"
     return "training" if _TRAINING_RUN.match(file) else None
+
+
+def location_labels(relpath: str) -> dict[str, str]:
+    """What a file's place in a submission tree says was measured: submitter, system,
+    benchmark (canonical, with its accuracy target), scenario and mode. Two copies of one
+    log under `gptj-99/` and `gptj-99.9/` are two results; the division and the run folder
+    are left out (the same run filed as run_1 and run_2, or in closed and open, is one)."""
+    found = submission_path(relpath)
+    if found is None:
+        return {}
+    labels = {"submitter": found.submitter, "system": found.system,
+              "scenario": found.scenario or (found.scenario_dir or "").lower() or None,
+              "mode": found.mode}
+    if found.benchmark_dir:
+        name, target, _ = normalise_benchmark(found.benchmark_dir)
+        labels |= {"benchmark": name, "accuracy_target_pct": f"{target:g}" if target else None}
+    return {k: v for k, v in labels.items() if v}
