@@ -21,6 +21,7 @@ import polars as pl
 
 from parsers.base import RowProblem
 from schemas.checks import Check
+from schemas.invariants import columns_named
 from schemas.spec import Table
 
 if TYPE_CHECKING:  # imported where rows need pandera: it costs half a second
@@ -67,6 +68,7 @@ def validate(table: Table, rows: pl.DataFrame, rows_before: int = 0
     elif suspects:
         checked = conformed[suspects].select(columns)
         _run_pandera(table, checked, _schema_of(table, tuple(columns)), suspects, reasons)
+    _invariants(table, conformed, reasons)
     if not reasons.by_row:
         return conformed, []
     bad = sorted(reasons.by_row)
@@ -80,6 +82,21 @@ def validate(table: Table, rows: pl.DataFrame, rows_before: int = 0
                                    "; ".join(reasons.by_row[i].values()), table.key,
                                    json.dumps(row, default=str), row.get("source_file")))
     return _without(conformed, bad), problems
+
+
+def _invariants(table: Table, frame: pl.DataFrame, reasons: _Reasons) -> None:
+    """Rows whose values are each in their domain but impossible together (a p99 below its
+    median): one polars pass per invariant finds them, Python words the few found."""
+    present = set(frame.columns)
+    for n, invariant in enumerate(table.invariants):
+        broken = invariant.broken(present)
+        if broken is None or frame.is_empty():
+            continue
+        bad = frame.select(pl.arg_where(broken)).to_series().to_list()
+        named = columns_named(invariant)
+        for i, row in zip(bad, frame[bad].iter_rows(named=True), strict=True):
+            if not any(c in reasons.by_row.get(i, ()) for c in named):  # said already
+                reasons.add(i, f"invariant {n}", invariant.reason(row))
 
 
 def _without(frame: pl.DataFrame, bad: list[int]) -> pl.DataFrame:

@@ -124,6 +124,11 @@ def table_markdown(table: Table) -> list[str]:
     for c in table.all_columns:
         lines.append(f"| `{c.name}` | {c.duckdb_type} | {unit(c)} | {domain(c)} | "
                      f"{'yes' if c.nullable else 'no'} | {_cell(c.description)} |")
+    present = set(table.column_names)
+    held = [d for i in table.invariants if (d := i.describe(present))]
+    if held:
+        lines += ["", "Invariants (a row that breaks one is held back in `raw.quarantine`; "
+                      "NULLs are skipped):", "", *(f"- {d}" for d in held)]
     return [*lines, ""]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from schemas import metrics as m
+from schemas.invariants import distribution
 from schemas.metrics import ACCESS, DIRECTION
 from schemas.spec import NON_NEGATIVE, PERCENT, Column, Table, flag, integer, real, text
 
@@ -71,6 +72,8 @@ ELBENCHO_RESULTS = Table(
         text("command_line", "The elbencho command line as recorded in the file."),
         m.SOURCE_LINE,
     ),
+    invariants=(*distribution("latency_", "_us", percentiles=False),
+                *distribution("entry_latency_", "_us", percentiles=False)),
 )
 
 TABLES = (ELBENCHO_RESULTS,)

@@ -4,6 +4,7 @@ direction, with units converted once at parse time (latencies in µs, sizes in b
 from __future__ import annotations
 
 from schemas import metrics as m
+from schemas.invariants import distribution
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
 
@@ -109,6 +110,11 @@ FIO_JOBS = Table(
         m.SOURCE_LINE,
     ),
     unique=("source_file", "document_index", "job_index", "direction"),
+    # fio's percentiles come from histogram bins and may pass the exact max: no chain
+    # joins them to min and max
+    invariants=(*distribution("clat_", "_us", percentiles=False),
+                *distribution("lat_", "_us", percentiles=False),
+                *distribution("latency_", "_us", mean=None)),
 )
 
 TABLES = (FIO_JOBS,)

@@ -8,6 +8,7 @@ parsers and the docs agree on one list. Times are milliseconds here whatever the
 from __future__ import annotations
 
 from schemas import metrics as m
+from schemas.invariants import LOAD_WHY, TTFT_WHY, Positive, at_most_each, distribution
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
 # Every statistic a GenAI-Perf version writes: CSV has avg..p25 (p10/p5/p1 since 25.06),
@@ -97,6 +98,11 @@ GENAI_PERF = Table(
         text("extra", "Metric rows/keys and statistics this parser does not map, as JSON."),
         m.SOURCE_LINE,
     ),
+    invariants=(
+        Positive("concurrency", LOAD_WHY), Positive("request_rate_per_s", LOAD_WHY),
+        *(i for prefix, unit, _ in DISTRIBUTIONS.values()
+          for i in distribution(f"{prefix}_", f"_{unit}", mean="avg")),
+        *at_most_each("time_to_first_token_", "latency_", STATS[:-1], "_ms", TTFT_WHY)),
 )
 
 TABLES = (GENAI_PERF,)

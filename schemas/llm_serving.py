@@ -28,6 +28,7 @@ import polars as pl
 from schemas import metrics as m
 from schemas.checks import Check
 from schemas.domains import COUNT, PARALLEL, Domain
+from schemas.invariants import LOAD_WHY, TTFT_WHY, Positive, SumAtMost, at_most_each, distribution
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
 TOOLS = ("vllm", "sglang", "aiperf")
@@ -173,6 +174,14 @@ LLM_SERVING_RUNS = Table(
              "pairs, rtfx, max_num_seqs of a sweep, AIPerf good_request_count, ...), as JSON."),
         m.SOURCE_LINE,
     ),
+    invariants=(
+        Positive("max_concurrency", LOAD_WHY), Positive("request_rate_per_s", LOAD_WHY),
+        SumAtMost(("completed", "failed"), "num_prompts",
+                  "requests that finished, well or not, were among those sent"),
+        *(i for metric in ("ttft", "tpot", "itl", "e2el")
+          for i in distribution(f"{metric}_", "_ms", mean=None)),
+        *at_most_each("ttft_", "e2el_", ("mean", "median", "p90", "p95", "p99"), "_ms",
+                      TTFT_WHY)),
 )
 
 LLM_SERVING_PERCENTILES = Table(

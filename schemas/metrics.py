@@ -7,6 +7,7 @@ Units are in the names and fixed here: times in milliseconds, memory in decimal 
 from __future__ import annotations
 
 from schemas.checks import Check
+from schemas.invariants import LOAD_WHY, Invariant, Positive, distribution
 from schemas.spec import NON_NEGATIVE, PERCENT, Column, integer, real, text
 
 MODEL = text("model", "Model name as the profiler reported it.")
@@ -29,6 +30,14 @@ def latency(stat: str, what: str = "End-to-end request latency") -> Column:
 
 
 LATENCIES = tuple(latency(s) for s in ("avg", "p50", "p90", "p95", "p99"))
+# a Triton load level: its latency percentiles in order, and a load above 0
+LOAD_INVARIANTS: tuple[Invariant, ...] = (
+    Positive("concurrency", LOAD_WHY), Positive("request_rate_per_s", LOAD_WHY),
+    *distribution("latency_", "_ms", mean=None))
+# Model Analyzer's LLM metrics (inter-token latency, time to first token), in order
+TOKEN_LATENCY_INVARIANTS: tuple[Invariant, ...] = tuple(
+    i for family in ("inter_token_latency_", "time_to_first_token_")
+    for i in distribution(family, "_ms", mean="avg"))
 
 CLIENT_SEND = real("client_send_ms", "Client time to send a request, ms.", checks=NON_NEGATIVE)
 CLIENT_RECV = real("client_recv_ms", "Client time to receive a response, ms.",

@@ -77,6 +77,7 @@ MODEL_ANALYZER_INFERENCE = Table(
         *_TAIL,
     ),
     unique=("source_file", *_LOAD_KEY, "occurrence"),
+    invariants=(*m.LOAD_INVARIANTS, *m.TOKEN_LATENCY_INVARIANTS),
 )
 
 MODEL_ANALYZER_GPU = Table(

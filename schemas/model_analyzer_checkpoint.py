@@ -94,6 +94,7 @@ MODEL_ANALYZER_CHECKPOINT = Table(
              "(before MA 1.32 just the perf_analyzer args with -m <variant>)."),
         LOCATION,
     ),
+    invariants=(*m.LOAD_INVARIANTS, *m.TOKEN_LATENCY_INVARIANTS),
 )
 
 MODEL_ANALYZER_CHECKPOINT_GPUS = Table(

@@ -34,4 +34,5 @@ PERF_ANALYZER = Table(
              "as a JSON object of header to cell."),
         m.SOURCE_LINE,
     ),
+    invariants=m.LOAD_INVARIANTS,
 )

@@ -19,6 +19,8 @@ from schemas.domains import Domain, domain_of
 if TYPE_CHECKING:
     import pandera.polars as pa
 
+    from schemas.invariants import Invariant
+
 _DUCKDB_TYPES: dict[type[pl.DataType], str] = {
     pl.Utf8: "VARCHAR",
     pl.Float64: "DOUBLE",
@@ -99,6 +101,9 @@ class Table:
     columns: tuple[Column, ...]
     lineage: bool = True
     unique: tuple[str, ...] = field(default=())
+    # what must hold between one row's values (schemas/invariants.py), checked with the
+    # domains: a row that breaks one is held back
+    invariants: tuple[Invariant, ...] = field(default=())
 
     @property
     def key(self) -> str:
