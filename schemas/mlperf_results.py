@@ -95,8 +95,9 @@ MLPERF_TRAINING_RESULTS_CORE = Table(
     "rules of its round (schemas/mlperf_rounds/training.py, chosen as for the scores: an "
     "undeclared round takes the nearest earlier round's; transforms/mlperf/"
     "training_scores.py `converged`: run_stop success and, where the round's quality "
-    "target is declared, the last eval_accuracy at the target) and its system's hardware from the systems JSON (joined on suite "
-    "'training', round (NULL-safe), submitter and system). Counts: the systems JSON first, "
+    "target is declared, the last eval_accuracy at the target) and its system's hardware "
+    "from the systems JSON (joined on suite 'training', round (NULL-safe), submitter and "
+    "system). Counts: the systems JSON first, "
     "the log's own second (total_accelerators_source says which); a disagreement is a "
     "warning. time_to_train_min is NULL for a run that did not finish with success.",
     (
