@@ -14,7 +14,7 @@ from schemas.checks import Check
 from schemas.domains import COUNT, PARALLEL, Domain
 from schemas.mlperf import ROUND, SUBMITTER, SYSTEM
 from schemas.mlperf_inference import MLPERF_INFERENCE_RUNS, PERCENTILES
-from schemas.mlperf_training import MINUTES, MLPERF_TRAINING_RESULTS
+from schemas.mlperf_training import MINUTES, MLPERF_TRAINING_RESULTS, ROUND_SOURCE
 from schemas.spec import Column, Table, flag, integer, real, text
 
 _INFERENCE = {c.name: c for c in MLPERF_INFERENCE_RUNS.columns}
@@ -92,19 +92,21 @@ MLPERF_INFERENCE_RESULTS = Table(
 MLPERF_TRAINING_RESULTS_CORE = Table(
     "core", "mlperf_training_results",
     "One row per MLPerf Training result_N.txt, with whether the run converged by the "
-    "round's rules (transforms/mlperf/training_scores.py `converged`: run_stop "
-    "success and, where the rules' quality target is known there, the last eval_accuracy "
-    "at the target) and its system's hardware from the systems JSON (joined on suite "
-    "'training', round (NULL-safe), submitter and system). Counts: the systems JSON first, "
+    "rules of its round (schemas/mlperf_rounds/training.py, chosen as for the scores: an "
+    "undeclared round takes the nearest earlier round's; transforms/mlperf/"
+    "training_scores.py `converged`: run_stop success and, where the round's quality "
+    "target is declared, the last eval_accuracy at the target) and its system's hardware "
+    "from the systems JSON (joined on suite 'training', round (NULL-safe), submitter and "
+    "system). Counts: the systems JSON first, "
     "the log's own second (total_accelerators_source says which); a disagreement is a "
     "warning. time_to_train_min is NULL for a run that did not finish with success.",
     (
-        ROUND, SUBMITTER, SYSTEM,
+        ROUND, ROUND_SOURCE, SUBMITTER, SYSTEM,
         _TRAINING["benchmark"], _TRAINING["benchmark_dir"], _TRAINING["result_index"],
         _TRAINING["run_status"],
-        flag("converged", "The run reached the benchmark's quality target by the round's "
+        flag("converged", "The run reached the benchmark's quality target by its round's "
              "rules (training_scores.converged): run_stop success, and eval_accuracy_last at "
-             "the target where the target is known.", nullable=False),
+             "the target where the round declares one.", nullable=False),
         _TRAINING["time_to_train_min"], _TRAINING["global_batch_size"],
         _TRAINING["eval_accuracy_last"],
         ACCELERATOR_MODEL,
@@ -136,15 +138,21 @@ def _minutes(name: str, description: str, nullable: bool = True) -> Column:
 
 MLPERF_TRAINING_SCORES = Table(
     "sizing", "mlperf_training_scores",
-    "The MLPerf Training score per (round, submitter, system, benchmark), by the MLPerf "
-    "Training v4.0 rule (transforms/mlperf/training_scores.py, its docstring): sort the "
-    "runs' times to train, drop the fastest and the slowest (4 each for unet3d, else 1), a "
-    "run that did not converge counting as a slowest (at most that many), and average the "
-    "rest, in minutes; fewer runs than the rules require (resnet 5, gpt3 3, bert and "
-    "llama2_70b_lora 10, unet3d 40, ...) give no score. Sources: mlcommons/training_policies "
-    "training_rules.adoc 'Benchmark Results'; mlcommons/logging result_summarizer.py "
-    "(_compute_olympic_average) and benchmark_meta.py (run counts). No scaling.json is read: "
-    "the factor is 1. A round other than v4.0 gets the v4.0 rule, and `rule` says so. "
+    "The MLPerf Training score per (round, submitter, system, benchmark), by the rules of "
+    "its round (schemas/mlperf_rounds/training.py ROUNDS, each value with its source; "
+    "transforms/mlperf/training_scores.py): sort the runs' times to train, drop the fastest "
+    "and the slowest (4 each for unet3d, else 1), a run that did not converge counting as a "
+    "slowest (at most that many), and average the rest, in minutes; fewer runs than the "
+    "round requires (resnet, retinanet 5; gpt3, llama31_405b 3; bert, llama2_70b_lora, "
+    "llama31_8b, flux1 10; unet3d 40, ...) give no score. A benchmark spelled by its name "
+    "in another round (ssd/retinanet, gnn/rgat) is matched through the renames. A round "
+    "the table does not declare is scored with the nearest earlier round's rules (an "
+    "unknown round with the latest), and rules_warning says so; rules_round is the round "
+    "whose rules applied. Sources: mlcommons/training_policies training_rules.adoc "
+    "'Benchmark Results'; mlcommons/logging result_summarizer.py "
+    "(_compute_olympic_average), benchmark_meta.py (benchmarks, run counts) and the "
+    "compliance checker's training_X.Y.0 YAMLs (quality targets). No scaling.json is read: "
+    "the factor is 1. "
     "score_min is NULL, with `reason`, when the rule gives none; mean_converged_min is the "
     "plain mean of the converged runs and NOT a score. Scaling compares the system sizes of "
     "one (benchmark, accelerator_model, submitter) within one round (rounds change the "
@@ -176,7 +184,14 @@ MLPERF_TRAINING_SCORES = Table(
         text("reason", "Why score_min is NULL; NULL when it is the score."),
         _minutes("mean_converged_min", "Plain mean of the converged runs' times, minutes: "
                  "NOT a score (no run dropped); for orientation only."),
-        text("rule", "The rule applied, in words.", nullable=False),
+        text("rule", "The rule applied, in words, naming the round whose rules applied.",
+             nullable=False),
+        text("rules_round", "The round whose rules applied (v4.0, v5.1): the row's round "
+             "when the rules declare it, else the nearest earlier declared round (the "
+             "earliest when the round predates them all; the latest when the round is "
+             "unknown).", nullable=False),
+        text("rules_warning", "Why rules_round is not the row's round (a round the rules do "
+             "not declare, or no round known); NULL when the round's own rules applied."),
         text("baseline_system", "The system of the same (round, benchmark, "
              "accelerator_model, submitter) with a score and the fewest accelerators (then "
              "fewest nodes, then name); NULL without a score or an accelerator model and count."),

@@ -20,6 +20,15 @@ from schemas.mlperf import ROUND, SUBMITTER, SYSTEM
 from schemas.spec import Table, integer, real, text
 
 STATUSES = ("success", "aborted", "unknown", "incomplete")
+# Where `round` came from. Only the tree says it: no MLLOG key names the round or ruleset
+# (mlperf_logging/mllog/constants.py lists none; the compliance checker takes the ruleset
+# on its command line), so a log never does.
+ROUND_SOURCES = ("path",)
+ROUND_SOURCE = text("round_source", "Where `round` came from: path (a "
+                    "`training_results_<round>` folder above the file); NULL when nothing "
+                    "says it (no MLLOG key names the round, so the log never does). The "
+                    "scores then apply the latest declared rules, with a warning.",
+                    checks=(Check.isin(ROUND_SOURCES),))
 ACCELERATOR_SOURCES = ("mllog", "sysjson")
 
 EPOCH_MS = Domain(0, 4_102_444_800_000, "a Unix time before 2100, in milliseconds")
@@ -43,6 +52,7 @@ MLPERF_TRAINING_RESULTS = Table(
     "dropped); every other line is noise and counted.",
     (
         ROUND,
+        ROUND_SOURCE,
         SUBMITTER,
         SYSTEM,
         text("benchmark_dir", "The benchmark folder (`resnet`, `llama2_70b_lora`): what the "

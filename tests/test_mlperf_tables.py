@@ -288,6 +288,10 @@ def test_scores_and_scaling_computed_by_hand(sample):
     assert eight[11:] == (64, "NVIDIA H100-SXM5-80GB")
     assert mlperf_scores_have_required_runs(warehouse=sample.warehouse).passed
     assert mlperf_scaling_efficiency_plausible(warehouse=sample.warehouse).passed
+    # the sample tree is training_results_v4.0: its own rules, no warning
+    assert sample.q("SELECT DISTINCT round, rules_round, rules_warning, rule LIKE "
+                    "'MLPerf Training v4.0 (resnet: 5 runs required)%' FROM "
+                    "sizing.mlperf_training_scores") == [("v4.0", "v4.0", None, True)]
 
 
 def test_too_few_runs_give_no_score_and_no_scaling(tmp_path):
@@ -469,6 +473,13 @@ def test_corpus_training_one_run_per_directory_gives_no_score(corpus):
                     "FROM sizing.mlperf_training_scores") == [(14, 0, 14)]
     assert corpus.q("SELECT count(*) FROM core.mlperf_training_results "
                     "WHERE converged") == [(13,)]
+
+
+def test_corpus_training_is_scored_by_the_v40_rules_its_tree_names(corpus):
+    assert corpus.q("SELECT round, round_source, count(*) FROM core.mlperf_training_results "
+                    "GROUP BY ALL") == [("v4.0", "path", 14)]
+    assert corpus.q("SELECT rules_round, count(rules_warning), count(*) FROM "
+                    "sizing.mlperf_training_scores GROUP BY ALL") == [("v4.0", 0, 14)]
 
 
 # --- the builders never raise on rows that passed the raw schemas ----------------------------

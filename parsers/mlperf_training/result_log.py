@@ -78,7 +78,7 @@ class Scan:
 
 class MlperfTrainingResult:
     format = "mlperf_training_result"
-    version = 1
+    version = 2  # 2: round_source
     tables = (MLPERF_TRAINING_RESULTS,)
 
     def sniff(self, src: SourceFile) -> bool:
@@ -224,6 +224,8 @@ def _path(src: SourceFile, v: dict[str, object]) -> None:
     if where is not None and where.kind == "results":
         v.update(round=where.round, submitter=where.submitter, system=where.system,
                  benchmark_dir=where.benchmark_dir, result_index=where.run_index)
+    # Only the tree names the round: no MLLOG key does (schemas/mlperf_training.py).
+    v["round_source"] = "path" if v.get("round") else None
     if v.get("result_index") is None and (name := _RESULT_NAME.match(src.name)):
         v["result_index"] = int(name.group(1))
 

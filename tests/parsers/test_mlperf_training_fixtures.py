@@ -72,6 +72,7 @@ def test_clean_run_values():
     r = row(run_lines(minutes=2.5))
     assert (r["round"], r["submitter"], r["system"], r["benchmark_dir"], r["result_index"]) \
         == ("v4.0", "Acme", "box_n2", "resnet", 3)
+    assert r["round_source"] == "path"
     assert (r["benchmark"], r["submission_org"], r["submission_platform"],
             r["submission_division"], r["submission_status"]) \
         == ("resnet", "Acme", "2xAcme Box", "closed", "cloud")
@@ -271,6 +272,10 @@ def test_outside_the_submission_layout():
     r = row(run_lines(), path="logs/result_12.txt")
     assert (r["submitter"], r["system"], r["round"], r["result_index"], r["benchmark"]) \
         == (None, None, None, 12, "resnet")
+    assert r["round_source"] is None  # no tree, and no MLLOG key names a round
+    # a results tree without a `training_results_<round>` folder says no round either
+    r = row(run_lines(), path="closed/Acme/results/box_n2/resnet/result_0.txt")
+    assert (r["round"], r["round_source"], r["system"]) == (None, None, "box_n2")
     lines = run_lines()[1:]  # no submission_benchmark
     assert row(lines, path=PATH)["benchmark"] == "resnet"  # the folder says
     with pytest.raises(FormatError, match="benchmark is unknown"):

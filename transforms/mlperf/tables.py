@@ -1,10 +1,12 @@
 """Build the MLPerf core tables and sizing.mlperf_training_scores from the raw layer.
 
 core.mlperf_inference_results is SQL only. core.mlperf_training_results is SQL plus the
-`converged` flag, which comes from `training_scores.converged` (the one statement of the
-round's quality targets), applied here in Python. The scores come from `training_scores.score`
-over each (round, submitter, system, benchmark), then scaling against the smallest scored
-system of the same (round, benchmark, accelerator_model, submitter).
+`converged` flag, which comes from `training_scores.converged` by the quality targets of the
+row's round (`training_scores.rules_for`), applied here in Python. The scores come from
+`training_scores.score` over each (round, submitter, system, benchmark) by the rules of that
+round (the nearest earlier round's for a round not declared, with the warning kept in
+`rules_warning`), then scaling against the smallest scored system of the same (round,
+benchmark, accelerator_model, submitter).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from schemas.mlperf_results import (
 )
 from store.store import Store
 from transforms.derived import rebuild, replace_validated, sql, to_frame
-from transforms.mlperf.training_scores import ROUND, Score, converged, score
+from transforms.mlperf.training_scores import Score, converged, rules_for, score
 
 _SCORE_KEY = ("round", "submitter", "system", "benchmark")
 # systems compared for scaling: one submitter's sizes of one accelerator on one benchmark,
@@ -41,9 +43,9 @@ def build_training_results(store: Store, run_id: str) -> int:
 
 
 def with_converged(rows: pl.DataFrame) -> pl.DataFrame:
-    """`converged` for each row, by training_scores.converged."""
-    flags = [converged(b, s, a) for b, s, a in zip(
-        rows["benchmark"].to_list(), rows["run_status"].to_list(),
+    """`converged` for each row, by training_scores.converged with its round's targets."""
+    flags = [converged(b, s, a, rules_for(r).rules) for r, b, s, a in zip(
+        rows["round"].to_list(), rows["benchmark"].to_list(), rows["run_status"].to_list(),
         rows["eval_accuracy_last"].to_list(), strict=True)]
     return rows.with_columns(pl.Series("converged", flags, dtype=pl.Boolean))
 
@@ -67,8 +69,10 @@ def training_scores(runs: pl.DataFrame) -> list[dict]:
         ident = dict(zip(_SCORE_KEY, key, strict=True))
         times = [t if ok else None for t, ok in zip(
             group["time_to_train_min"].to_list(), group["converged"].to_list(), strict=True)]
-        s = score(times, str(ident["benchmark"]))
-        found.append({**ident, **_scored(s, ident["round"]),
+        round_ = ident["round"]
+        rules = rules_for(round_ if isinstance(round_, str) else None)
+        s = score(times, str(ident["benchmark"]), rules=rules.rules)
+        found.append({**ident, **_scored(s), "rules_warning": rules.warning,
                       "accelerator_model": _most_common(group["accelerator_model"]),
                       "total_accelerators": _most_common(group["total_accelerators"]),
                       "nodes": _most_common(group["nodes"]),
@@ -76,14 +80,12 @@ def training_scores(runs: pl.DataFrame) -> list[dict]:
     return found
 
 
-def _scored(s: Score, round_: object) -> dict:
-    rule = s.rule
-    if round_ is not None and round_ != ROUND:
-        rule += f" (the {ROUND} rule applied to round {round_}: its own is not encoded here)"
+def _scored(s: Score) -> dict:
     return {"runs_given": s.runs_given, "runs_converged": s.runs_converged,
             "runs_required": s.runs_required, "runs_used": s.runs_used,
             "non_converged": s.non_converged, "score_min": s.value_min, "reason": s.reason,
-            "mean_converged_min": s.mean_converged_min, "rule": rule}
+            "mean_converged_min": s.mean_converged_min, "rule": s.rule,
+            "rules_round": s.rules_round}
 
 
 def _most_common(values: pl.Series) -> object:

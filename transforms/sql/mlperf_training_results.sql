@@ -23,7 +23,7 @@ joined AS (  -- at most one systems JSON per result file (the first by path)
     WINDOW per_file AS (PARTITION BY r.source_file)
     QUALIFY row_number() OVER (PARTITION BY r.source_file ORDER BY s.systems_file) = 1
 )
-SELECT source_file, file_sha256, round, submitter, system, benchmark, benchmark_dir,
+SELECT source_file, file_sha256, round, round_source, submitter, system, benchmark, benchmark_dir,
        result_index, run_status, time_to_train_min, global_batch_size, eval_accuracy_last,
        accelerator_model_name AS accelerator_model,
        coalesce(json_nodes, nodes) AS nodes,
