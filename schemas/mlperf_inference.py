@@ -159,7 +159,8 @@ MLPERF_INFERENCE_RUNS = Table(
         *ROUND_RULES,
         text("warnings", "Traps found, '; '-separated: scenario folder vs printed scenario, "
              "mode folder vs printed mode, a run that is not run_1, INVALID, an unknown "
-             "benchmark, a path outside the submission layout. NULL when none."),
+             "benchmark, a path outside the submission layout, a p99 TTFT/TPOT not below the "
+             "round's limit (or not printed to check). NULL when none."),
     ),
 )
 

@@ -15,6 +15,7 @@ from tests.conftest import CORPUS, parsed_rows
 
 INF = "mlperf_inference/mlcommons__inference_results_v4.1/closed"
 TRAIN = "mlperf_training/mlcommons__training_results_v4.0"
+LLM = "mlperf_inference_llm/mlcommons__inference_results_v5.1"
 
 
 # ---- paths -----------------------------------------------------------------------------------
@@ -176,6 +177,17 @@ SYSTEMS = {
                                                      80 * 10**9),
     f"{TRAIN}/tinycorp/systems/tinybox_red.json": (1, 6, 6, "AMD Radeon RX 7900 XTX",
                                                   24 * 10**9),
+    # v5.1 LLM submissions (mlperf_inference_llm/PROVENANCE.md)
+    f"{LLM}/closed/Dell/systems/XE9680L_B200_SXM_180GBx8_TRT.json":
+        (1, 8, 8, "NVIDIA B200-SXM-180GB", 180 * 10**9),
+    f"{LLM}/closed/Intel/systems/1-node-2S-GNR_128C.json": (1, 0, 0, None, None),  # 'N/A'
+    f"{LLM}/closed/NVIDIA/systems/GB300-NVL72_GB300-288GB_aarch64x72_TRT.json":
+        (18, 4, 72, "NVIDIA GB300", 288 * 10**9),
+    # the folder says 4xH100, the JSON one accelerator per node
+    f"{LLM}/closed/RedHat/systems/XE8640_4xH100_vLLM.json":
+        (1, 1, 1, "NVIDIA H100-SXM-80GB", 80 * 10**9),
+    f"{LLM}/open/Krai/systems/xe9680_h100_x8_vllm_092.json":
+        (1, 8, 8, "NVIDIA H100-SXM-80GB", 80 * 10**9),
 }
 
 
@@ -192,9 +204,12 @@ def test_corpus_systems_json(relpath):
     (row,) = parsed_rows(S, relpath, TABLE).rows(named=True)
     assert (row["number_of_nodes"], row["accelerators_per_node"], row["total_accelerators"],
             row["accelerator_model_name"], row["accelerator_memory_bytes"]) == SYSTEMS[relpath]
-    assert row["suite"] == ("inference" if relpath.startswith(INF) else "training")
+    assert row["suite"] == ("training" if relpath.startswith(TRAIN) else "inference")
     assert row["system"] == relpath.rsplit("/", 1)[1].removesuffix(".json")
-    assert row["warnings"] is None and not row["is_heterogeneous"]
+    assert row["warnings"] == ("system folder 'XE8640_4xH100_vLLM' suggests 4 accelerators, "
+                               "the JSON says 1: the JSON is kept" if "RedHat" in relpath
+                               else None)
+    assert not row["is_heterogeneous"]
     cpu = "Intel/systems/1-node" in relpath
     assert row["is_cpu_only"] == cpu
     assert (row["per_accelerator_na_reason"] is not None) == cpu
