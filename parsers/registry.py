@@ -16,7 +16,7 @@ from parsers.llm_serving.sglang import SglangBenchJsonl
 from parsers.llm_serving.vllm import VllmBenchJson
 from parsers.mlperf.paths import location_labels
 from parsers.mlperf.systems import MlperfSystemsJson
-from parsers.mlperf_inference import summary as mlperf_inference
+from parsers.mlperf_inference import roles as mlperf_inference
 from parsers.mlperf_inference.summary import MlperfInferenceSummary
 from parsers.mlperf_storage.results import (
     MlperfStorageEpochs,
@@ -109,7 +109,8 @@ class Detection:
 
 
 def detect(src: SourceFile) -> Detection:
-    if reason := mlperf_inference.not_a_result(src):  # before MLPerf Training's MLLOG reader
+    # before MLPerf Training's MLLOG reader, and before a compliance run's summary is parsed
+    if reason := mlperf_inference.not_a_result(src):
         return Detection(None, ignored_reason=reason)
     for parser in PARSERS:
         if parser.sniff(src):

@@ -4,10 +4,13 @@
 The path says who ran what (division, submitter, system folder, benchmark folder, scenario
 folder, mode, run: parsers/mlperf/paths.py); the file says what LoadGen measured. Both are
 kept; where they disagree the row carries a warning (and raw.label_conflicts a record), never
-a correction. LoadGen prints latencies in ns; they are ms here. The headline follows the
-v4.1+ submission checker (FORMATS.md section 6): tokens/s where the benchmark prints a token
-line, else samples/s (Offline) or completed samples/s (Server); the early-stopping latency
-estimate (else the printed target percentile) for SingleStream and MultiStream.
+a correction. LoadGen prints latencies in ns; they are ms here. The headline and the TTFT/TPOT
+limits are the file's round's (schemas/mlperf_rounds/inference.py, from the round's submission
+checker and LoadGen's mlperf.conf): tokens/s for the round's LLM benchmarks, else samples/s
+(Offline) or completed samples/s (Server; scheduled in v4.0); the early-stopping latency
+estimate (else the printed target percentile) for SingleStream and MultiStream. Interactive
+is LoadGen's Server scenario under tighter limits: LoadGen prints 'Server', the folder says
+Interactive.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from schemas.domains import COUNT
 from schemas.mlperf import ROUND, SUBMITTER, SYSTEM
 from schemas.spec import PERCENT, Column, Table, flag, integer, real, text
 
-SCENARIOS = ["Offline", "Server", "SingleStream", "MultiStream"]
+SCENARIOS = ["Offline", "Server", "SingleStream", "MultiStream", "Interactive"]
 PERCENTILES = {"p50": "50.00", "p90": "90.00", "p95": "95.00", "p97": "97.00", "p99": "99.00",
                "p99_9": "99.90"}
 
@@ -31,6 +34,30 @@ def _latencies(prefix: str, what: str) -> tuple[Column, ...]:
 
 def _count(name: str, description: str) -> Column:
     return integer(name, description, domain=COUNT)
+
+
+# The round's rules applied to the run (parsers/mlperf_inference/round_rules.py); the core
+# table repeats them as declared here.
+ROUND_RULES = (
+    text("round_source", "Where `round` came from: 'path' (a `<suite>_results_<round>` "
+         "folder); NULL when nothing said, and the latest declared rules apply.",
+         checks=(Check.isin(["path"]),)),
+    text("rules_round", "The round whose rules (headline, TTFT/TPOT limits) were applied: "
+         "`round` when schemas/mlperf_rounds/inference.py declares it, else the nearest "
+         "earlier declared round (rules_warning says so).", nullable=False),
+    text("rules_warning", "Why the rules applied are not exactly the run's own: the round is "
+         "not declared (the nearest earlier one used) or not known (the latest used), or the "
+         "benchmark has no headline in the round (its printed token throughput taken). "
+         "NULL when none."),
+    real("ttft_limit_ms", "The round's p99 TTFT limit for the benchmark and scenario, ms "
+         "(mlperf.conf `<model>.Server.ttft_latency`; Interactive: `<model>-interactive`). "
+         "NULL when the round declares none (not a token-latency benchmark, Offline, "
+         "SingleStream, MultiStream, or an undeclared model)."),
+    real("tpot_limit_ms", "The round's p99 TPOT limit, ms (`tpot_latency`), as ttft_limit_ms."),
+    flag("token_latency_within_limits", "ttft_p99_ms < ttft_limit_ms and tpot_p99_ms < "
+         "tpot_limit_ms (strictly, as the checker); NULL without a limit or without the "
+         "printed p99s. False never feeds a rule, whatever LoadGen printed."),
+)
 
 
 MLPERF_INFERENCE_RUNS = Table(
@@ -61,7 +88,10 @@ MLPERF_INFERENCE_RUNS = Table(
              "reports).", nullable=False),
         text("sut_name", "SUT name as printed."),
         text("scenario", "Scenario as LoadGen printed it, canonical case (Offline, Server, "
-             "SingleStream, MultiStream): the truth; the folder may differ.", nullable=False),
+             "SingleStream, MultiStream), except Interactive: a 'Scenario : Server' summary in "
+             "an Interactive folder whose printed TTFT/TPOT limits are the round's Interactive "
+             "ones (or tighter, or not comparable) is Interactive. The folder may differ "
+             "otherwise (a warning).", nullable=False),
         text("mode", "Mode as printed: PerformanceOnly, AccuracyOnly, ..."),
         text("result_text", "'Result is' as printed: VALID or INVALID."),
         flag("result_valid", "True only for 'Result is : VALID'. INVALID runs never feed a "
@@ -77,8 +107,9 @@ MLPERF_INFERENCE_RUNS = Table(
         text("headline_metric", "The printed label the headline comes from ('Completed tokens "
              "per second', 'Samples per second', 'Early stopping 90.0th percentile estimate').",
              nullable=False),
-        text("headline_key", "The detail-log key the v4.1+ submission checker reads for it "
-             "(result_completed_tokens_per_second, early_stopping_latency_ss, ...)."),
+        text("headline_key", "The detail-log key the round's submission checker reads for it "
+             "(result_completed_tokens_per_second, early_stopping_latency_ss, ...): "
+             "schemas/mlperf_rounds/inference.py."),
         real("metric_value", "The headline value in metric_unit (latencies in ms).",
              domain=COUNT),
         text("metric_unit", "tokens/s, samples/s or ms.",
@@ -125,9 +156,11 @@ MLPERF_INFERENCE_RUNS = Table(
         _count("loadgen_warning_count", "Warnings LoadGen reported in the tail ('N warnings "
                "encountered'); they do not make a run INVALID."),
         _count("loadgen_error_count", "Errors LoadGen reported in the tail."),
+        *ROUND_RULES,
         text("warnings", "Traps found, '; '-separated: scenario folder vs printed scenario, "
              "mode folder vs printed mode, a run that is not run_1, INVALID, an unknown "
-             "benchmark, a path outside the submission layout. NULL when none."),
+             "benchmark, a path outside the submission layout, a p99 TTFT/TPOT not below the "
+             "round's limit (or not printed to check). NULL when none."),
     ),
 )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from schemas.checks import Check
 from schemas.domains import COUNT, PARALLEL, Domain
 from schemas.mlperf import ROUND, SUBMITTER, SYSTEM
-from schemas.mlperf_inference import MLPERF_INFERENCE_RUNS, PERCENTILES
+from schemas.mlperf_inference import MLPERF_INFERENCE_RUNS, PERCENTILES, ROUND_RULES
 from schemas.mlperf_training import MINUTES, MLPERF_TRAINING_RESULTS, ROUND_SOURCE
 from schemas.spec import Column, Table, flag, integer, real, text
 
@@ -55,7 +55,10 @@ MLPERF_INFERENCE_RESULTS = Table(
     "as written with a warning. value_per_accelerator = metric_value / total_accelerators "
     "for throughput headlines only; NULL, with value_per_accelerator_na_reason, for a "
     "CPU-only or heterogeneous system, an unknown count, a latency headline or an INVALID "
-    "run. Only rows with feeds_rules = true are results: INVALID runs never feed a rule.",
+    "run. The headline, the Interactive scenario and the TTFT/TPOT limits follow the run's "
+    "round (rules_round; schemas/mlperf_rounds/inference.py). Only rows with feeds_rules = "
+    "true are results: INVALID runs, and runs whose p99 TTFT or TPOT is not below the "
+    "round's limit, never feed a rule.",
     (
         ROUND,
         *_inference("division"),
@@ -70,6 +73,7 @@ MLPERF_INFERENCE_RESULTS = Table(
                     "ttft_latency_ms", "tpot_latency_ms", "target_percentile_pct",
                     "target_percentile_latency_ms", "early_stopping_estimate_ms",
                     "early_stopping_p99_estimate_ms", *_LATENCIES),
+        *ROUND_RULES,
         ACCELERATOR_MODEL, ACCELERATORS_PER_NODE, NODES,
         integer("total_accelerators", "nodes x accelerators_per_node, from the systems JSON "
                 "(0 for a CPU-only system); NULL without one.", domain=PARALLEL),
@@ -83,8 +87,9 @@ MLPERF_INFERENCE_RESULTS = Table(
              "JSON, a latency headline (ms does not divide by accelerators), an INVALID run, "
              "no headline value. NULL when the value is given."),
         flag("feeds_rules", "True only for a VALID, reportable (performance/run_1) run with a "
-             "headline value and a systems JSON: the rows a rule or a comparison may use.",
-             nullable=False),
+             "headline value and a systems JSON, whose token latencies are not over its "
+             "round's limits (token_latency_within_limits not false): the rows a rule or a "
+             "comparison may use.", nullable=False),
         SYSTEMS_FILE, WARNINGS,
     ),
 )

@@ -57,7 +57,6 @@ NOT_READ_YET = {
     "llmperf": tuple(f"ray-project__llmperf-leaderboard/raw_data/{f}" for f in (
         "README", "individual/bedrock_70b.json", "individual/groq_70b.json",
         "summary/anyscale_70b.json", "summary/bedrock_70b.json", "summary/groq_70b.json")),
-    "mlperf_inference_llm": ("mlcommons__inference/loadgen/mlperf.conf",),
     "mlperf_storage_v2_v3": tuple(f"mlcommons__storage_results_v3.0/closed/Azure/{f}" for f in (
         "results/AMLFS-Durable-Premium-125-160TiB-2-Standard_E192is_v6/checkpointing/"
         "llama3-8b/20260722_193256/0_output.json",
@@ -98,6 +97,9 @@ KRAI_TEST06 = (f"{LLM_V51}open/Krai/compliance/xe9680_h100_x8_vllm_092/llama3_1-
 V3_CHECKPOINT = ("mlperf_storage_v2_v3/mlcommons__storage_results_v3.0/closed/Azure/results/"
                  "AMLFS-Durable-Premium-125-160TiB-2-Standard_E192is_v6/checkpointing/"
                  "llama3-8b/20260722_193256/")
+COMPLIANCE_TEST06 = ("not a result: MLPerf Inference compliance test output (TEST06), an audit "
+                     "of the submission whose runs may be INVALID by design; the run's own "
+                     "files under results/ are loaded")
 LOADGEN_DETAIL = ("ignored", "not a result: LoadGen detail log (mlperf_log_detail.txt); the "
                              "mlperf_log_summary.txt of the same run is loaded (same numbers, 6 "
                              "significant digits)")
@@ -130,10 +132,11 @@ NOT_LOADED = {
        for run in ("Dell/results/XE9680L_B200_SXM_180GBx8_TRT/llama3.1-8b/Interactive",
                    "NVIDIA/results/GB300-NVL72_GB300-288GB_aarch64x72_TRT/deepseek-r1/Server",
                    "RedHat/results/XE8640_4xH100_vLLM/llama3.1-8b/Server")},
-    f"{KRAI_TEST06}performance/run_1/mlperf_log_summary.txt": (
-        "rejected", "mlperf_inference_summary: no row could be loaded (row 1: "
-                    "benchmark_known=None fails not_nullable)"),
-    f"{KRAI_TEST06}verify_accuracy.txt": ("ignored", DOC),
+    **{f"{KRAI_TEST06}{f}": ("ignored", COMPLIANCE_TEST06)
+       for f in ("performance/run_1/mlperf_log_summary.txt", "verify_accuracy.txt")},
+    "mlperf_inference_llm/mlcommons__inference/loadgen/mlperf.conf": (
+        "ignored", "not a result: LoadGen configuration (mlperf.conf): the round's latency "
+                   "limits are declared in schemas/mlperf_rounds/inference.py"),
     f"{V3_CHECKPOINT}dlio_config/config.yaml": (
         "ignored", "not a result: DLIO run configuration (config.yaml), read as context of the "
                    "run (workload, model, accelerator)"),

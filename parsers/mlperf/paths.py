@@ -8,6 +8,7 @@ MLCommons publishes each round as a repository laid out by convention
     ... <submitter>/results/<system>/<benchmark>/<scenario>/accuracy/accuracy.txt   inference
     ... <submitter>/results/<system>/<benchmark>/result_<N>.txt                     training
     ... <submitter>/compliance/... , <submitter>/measurements/...                   not results
+    ... <submitter>/results/<system>/<benchmark>/<scenario>/TEST06/...              not results
 
 The path is evidence, not truth: the system folder must match a systems JSON, the scenario
 folder must match the file's `Scenario :` line; parsers compare and flag, never fix.
@@ -31,6 +32,7 @@ MODES = ("performance", "accuracy")
 
 _ROUND = re.compile(r"(?:^|[_-])(inference|training)_results_(v\d+(?:\.\d+)*)$", re.IGNORECASE)
 _TRAINING_RUN = re.compile(r"^result_(\d{1,9})\.txt$")
+_TEST = re.compile(r"^TEST\d{2}$", re.IGNORECASE)  # a compliance test's folder (TEST06)
 _INFERENCE_FILES = ("mlperf_log_summary.txt", "mlperf_log_detail.txt",
                     "mlperf_log_accuracy.json", "accuracy.txt")
 
@@ -53,6 +55,7 @@ class SubmissionPath:
     run: str | None = None  # inference: `run_1`, `ranging`; training: `result_3`
     run_index: int | None = None  # the number in `run_N` / `result_N`, else None
     file: str = ""  # the file name
+    test: str | None = None  # a compliance test folder below the kind (TEST06), as written
 
     @property
     def is_reportable_run(self) -> bool:
@@ -86,11 +89,12 @@ def submission_path(relpath: str) -> SubmissionPath | None:
         if found := _ROUND.search(folder):
             suite, round_ = found.group(1).lower(), found.group(2).lower()
             break
+    below = parts[anchor + 1:-1]  # folders between the kind and the file
     base = SubmissionPath(kind=kind, submitter=submitter, file=file, round=round_,
                      division=division_dir.lower() if division_dir else None,
                      division_dir=division_dir,
-                     suite=suite or _suite_of_file(file))
-    below = parts[anchor + 1:-1]  # folders between the kind and the file
+                     suite=suite or _suite_of_file(file),
+                     test=next((p for p in below if _TEST.match(p)), None))
     if kind == "systems":
         stem = file[:-5] if file.lower().endswith(".json") else None
         return replace(base, system=stem if not below else None)

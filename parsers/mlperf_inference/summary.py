@@ -6,8 +6,10 @@ Parameters Used', then the warning and error tally. Every data line is `<label> 
 split on the first ':' (a SUT name may hold one). Labels are matched with their spacing
 collapsed and case folded; unknown labels are skipped (LoadGen adds some every round).
 
-The other files of a run are not loaded here, see `not_a_result`: the detail log repeats this
-summary's numbers (to 6 significant digits) and the accuracy script's output is free-form.
+The round's rules (schemas/mlperf_rounds/inference.py, chosen by the round in the path)
+decide the headline, whether a Server summary in an Interactive folder is Interactive, and the
+TTFT/TPOT limits the run is checked against (round_rules.py). The other files of a run are not
+loaded here (roles.py).
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ import re
 from dataclasses import dataclass, field
 
 from parsers.base import FormatError, LabelConflict, Parsed, RowProblem, SourceFile, frame
-from parsers.mlperf.paths import submission_path
+from parsers.mlperf.paths import SubmissionPath, submission_path
 from parsers.mlperf_inference.benchmarks import normalise_benchmark
+from parsers.mlperf_inference.round_rules import rules_of, scenario_of, token_check
 from parsers.numbers import NumberError, parse_float, parse_int, shown
 from parsers.units import MS_TO_NS
 from schemas.mlperf_inference import MLPERF_INFERENCE_RUNS, PERCENTILES, SCENARIOS
+from schemas.mlperf_rounds.inference import HEADLINES, InferenceRules, token_headline
 
 TABLE = MLPERF_INFERENCE_RUNS.key
 RULE = "=" * 48
@@ -37,7 +41,6 @@ _TPOT_PCT = re.compile(r"^(\d+(?:\.\d+)?) percentile time (?:to|per) output toke
 _TARGET = re.compile(r"^(\d+(?:\.\d+)?)th percentile latency \(ns\)$")
 _TARGET_TTFT = re.compile(r"^(\d+(?:\.\d+)?)th first token percentile latency \(ns\)$")
 _ESTIMATE = re.compile(r"Early stopping (\d+(?:\.\d+)?)th percentile estimate: *(\S+)")
-_HASH_LINE = re.compile(rb"(?m)^hash=[0-9a-f]{64}\s*\Z")  # accuracy.txt's last line
 _TALLY = re.compile(r"^(no|\d+) (warning|error)s? encountered", re.IGNORECASE)
 _LISTS = {"recommendations": "recommendations", "early stopping result": "early_stopping_result",
           "ttft early stopping result": "ttft_early_stopping_result",
@@ -71,45 +74,18 @@ _RESULT_LINES = {"samples per second": ("samples_per_s", "f"),
                  "scheduled samples per second": ("scheduled_samples_per_s", "f"),
                  "qps w/ loadgen overhead": ("qps_with_loadgen_overhead_per_s", "f"),
                  "qps w/o loadgen overhead": ("qps_without_loadgen_overhead_per_s", "f")}
-# Which printed line is the headline, per scenario (v4.1+ submission checker, FORMATS.md s. 6)
-_THROUGHPUT_KEYS = {
-    ("Offline", False): ("samples per second", "result_samples_per_second"),
-    ("Server", False): ("completed samples per second", "result_completed_samples_per_sec"),
-    ("Offline", True): ("tokens per second", "result_tokens_per_second"),
-    ("Server", True): ("completed tokens per second", "result_completed_tokens_per_second"),
-}
-_INFERRED_KEYS = {"Offline": "result_inferred_tokens_per_second",
-                  "Server": "result_inferred_completed_tokens_per_second"}
-_ES_KEYS = {"SingleStream": "early_stopping_latency_ss", "MultiStream": "early_stopping_latency_ms"}
-_SCENARIO_DIR_ALIASES = {("Interactive", "Server")}  # (folder, printed): expected, not a trap
-
-
-DETAIL_REASON = ("not a result: LoadGen detail log (mlperf_log_detail.txt); the "
-                 "mlperf_log_summary.txt of the same run is loaded (same numbers, 6 "
-                 "significant digits)")
-ACCURACY_REASON = ("not a result: MLPerf Inference accuracy-script output (accuracy.txt, "
-                   "free-form per benchmark); the run's performance summary is loaded")
 
 
 def _label(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def not_a_result(src: SourceFile) -> str | None:
-    """Why a file of an MLPerf Inference run is deliberately not loaded, or None. Runs before
-    the parsers: MLPerf Training's MLLOG reader must not take LoadGen's detail log."""
-    if src.data.startswith(b":::MLLOG") and b'"mlperf::logging"' in src.data[:4096]:
-        return DETAIL_REASON
-    if src.name.lower() == "accuracy.txt" and _HASH_LINE.search(src.data[-200:]):
-        return ACCURACY_REASON
-    return None
-
-
 @dataclass
 class _Scan:
     lines: list[str]
     values: dict[str, object] = field(default_factory=dict)
-    printed: dict[str, tuple[int, str]] = field(default_factory=dict)  # block-1 label -> line
+    # result-line label -> (line, value): block 1's, else Additional Stats' (scheduled)
+    printed: dict[str, tuple[int, str]] = field(default_factory=dict)
     lists: dict[str, list[str]] = field(default_factory=dict)
     estimates: list[tuple[float, str, int]] = field(default_factory=list)
     problems: list[RowProblem] = field(default_factory=list)
@@ -183,6 +159,7 @@ class _Scan:
 
     def _stat(self, key: str, value: str, number: int, sub: str) -> None:
         if key in _RESULT_LINES:
+            self.printed.setdefault(key, (number, value))
             self._put(*_RESULT_LINES[key], value, number, key)
             return
         for pattern, prefix, percentile in ((_LATENCY, "latency", False),
@@ -238,8 +215,8 @@ def _row(scan: _Scan, relpath: str) -> tuple[dict[str, object], list[LabelConfli
     if "result" not in scan.blocks:
         raise FormatError("no 'MLPerf Results Summary' block: not a LoadGen summary")
     scenario = str(values.get("scenario") or "")
-    canonical = {s.lower(): s for s in SCENARIOS}.get(scenario.lower())
-    if canonical is None:
+    printed = {s.lower(): s for s in SCENARIOS}.get(scenario.lower())
+    if printed is None:
         raise FormatError(f"'Scenario :' is {scenario!r}, not one of {', '.join(SCENARIOS)}: "
                           "the headline cannot be chosen")
     result = str(values.get("result is") or "")
@@ -248,81 +225,129 @@ def _row(scan: _Scan, relpath: str) -> tuple[dict[str, object], list[LabelConfli
                           "truncated or not LoadGen's")
     row: dict[str, object] = {k: v for k, v in values.items()
                               if k in MLPERF_INFERENCE_RUNS.column_names}
-    row.update({"scenario": canonical, "sut_name": values.get("sut name"),
-                "mode": values.get("mode"), "result_text": result,
-                "result_valid": result == "VALID"})
+    row.update({"sut_name": values.get("sut name"), "mode": values.get("mode"),
+                "result_text": result, "result_valid": result == "VALID"})
     row.update({k: " | ".join(v) or None for k, v in scan.lists.items()})
     if result == "INVALID":
         warnings.append("Result is INVALID: not a result, never feeds a rule")
-    _headline(scan, canonical, row)
-    conflicts = _path(relpath, canonical, row, warnings)
+    path = submission_path(relpath)
+    chosen = rules_of(path.round if path else None)
+    rules, notes = chosen.rules, [chosen.warning] if chosen.warning else []
+    row.update(round=path.round if path else None, rules_round=rules.round,
+               round_source="path" if path and path.round else None)
+    _path_parts(path, row, warnings)
+    benchmark = str(row["benchmark"]) if row.get("benchmark") else None
+    folder = (path.scenario or path.scenario_dir) if path and path.kind == "results" else None
+    canonical, refused = scenario_of(printed, folder, benchmark, rules, values)
+    row["scenario"] = canonical
+    _headline(scan, canonical, benchmark, rules, row, notes)
+    check = token_check(rules, benchmark, canonical, row)
+    row.update(ttft_limit_ms=check.ttft_limit_ms, tpot_limit_ms=check.tpot_limit_ms,
+               token_latency_within_limits=check.within)
+    conflicts = _folders(path, folder, canonical, refused, row, warnings)
+    warnings.extend(w for w in (check.warning,) if w)
     row["warnings"] = "; ".join(warnings) or None
+    row["rules_warning"] = "; ".join(notes) or None
     return row, conflicts
 
 
-def _headline(scan: _Scan, scenario: str, row: dict[str, object]) -> None:
-    if scenario in _ES_KEYS:
-        target = row.get("target_percentile_pct")
-        estimate = next(((p, v, n) for p, v, n in scan.estimates if p == target),
-                        scan.estimates[0] if scan.estimates else None)
-        for pct, value, number in scan.estimates:
-            column = ("early_stopping_estimate_ms" if estimate and pct == estimate[0]
-                      else "early_stopping_p99_estimate_ms" if pct == 99.0 else None)
-            if column:
-                scan._put(column, "ns", value, number, f"early stopping {pct:g}th estimate")
-        if estimate:
-            row["early_stopping_estimate_ms"] = scan.values.get("early_stopping_estimate_ms")
-            row["early_stopping_p99_estimate_ms"] = scan.values.get(
-                "early_stopping_p99_estimate_ms")
-            row.update(headline_metric=f"Early stopping {estimate[0]:g}th percentile estimate",
-                       headline_key=_ES_KEYS[scenario],
-                       metric_value=row["early_stopping_estimate_ms"], metric_unit="ms")
-        elif "target" in scan.printed:
-            row.update(headline_metric=f"{row['target_percentile_pct']:g}th percentile latency",
-                       headline_key=None, metric_value=row["target_percentile_latency_ms"],
-                       metric_unit="ms")
-        else:
-            raise FormatError(f"{scenario} summary without its '<p>th percentile latency (ns)' "
-                              "line: the headline is missing")
-        return
+def _headline(scan: _Scan, scenario: str, benchmark: str | None, rules: InferenceRules,
+              row: dict[str, object], notes: list[str]) -> None:
+    """The round's headline for the benchmark and scenario. A benchmark the round does not
+    declare (an open-division model) that prints a token throughput is headlined by it, as
+    the checker does once the submitter's model_mapping names a declared LLM."""
+    key = rules.headline_key(benchmark, scenario)
     tokens = next((k for k in scan.printed if "tokens" in k), None)
-    label, key = _THROUGHPUT_KEYS[(scenario, tokens is not None)]
-    if tokens and tokens.endswith("(inferred)"):
-        label, key = tokens, _INFERRED_KEYS[scenario]
-    if label not in scan.printed:
-        expected = "'Samples per second'" if scenario == "Offline" else \
-            "'Completed samples per second'"
-        raise FormatError(f"{scenario} summary without its {expected} line: the headline "
-                          "is missing (truncated file?)")
-    row.update(headline_metric=label[0].upper() + label[1:], headline_key=key,
-               metric_value=row["tokens_per_s" if tokens else "samples_per_s"],
-               metric_unit="tokens/s" if tokens else "samples/s")
+    if tokens and not rules.declares(benchmark):
+        if found := token_headline(scenario, tokens.endswith("(inferred)")):
+            key = found
+            notes.append(f"benchmark {benchmark or '(unknown)'!r} has no headline in the "
+                         f"{rules.round} rules: its printed token throughput is taken")
+    if key is None:
+        raise FormatError(f"the {rules.round} rules declare no headline for {scenario}")
+    headline = HEADLINES[key]
+    if headline.unit == "ms":
+        _latency_headline(scan, scenario, key, row)
+        return
+    fallback = HEADLINES.get(rules.headline_key(None, scenario) or "")
+    if headline.label not in scan.printed and fallback and fallback.label in scan.printed:
+        notes.append(f"the {rules.round} headline of {benchmark} {scenario} is "
+                     f"'{_title(headline.label)}', not printed: '{_title(fallback.label)}' "
+                     "taken")
+        headline = fallback
+    if headline.label not in scan.printed:
+        raise FormatError(f"{scenario} summary without its '{_title(headline.label)}' line: "
+                          f"the {rules.round} headline ({key}) is missing (truncated file?)")
+    text = scan.printed[headline.label][1]
+    try:
+        value: float | None = parse_float(text, headline.label)
+    except NumberError:
+        value = None  # a row problem already, from where the line was read
+    row.update(headline_metric=_title(headline.label), headline_key=headline.key,
+               metric_value=value, metric_unit=headline.unit)
 
 
-def _path(relpath: str, scenario: str, row: dict[str, object], warnings: list[str]
-          ) -> list[LabelConflict]:
-    path = submission_path(relpath)
+def _title(label: str) -> str:
+    return label[0].upper() + label[1:]
+
+
+def _latency_headline(scan: _Scan, scenario: str, key: str, row: dict[str, object]) -> None:
+    """SingleStream / MultiStream: the early-stopping estimate at the target percentile, else
+    (or where the round reads the printed percentile) the '<p>th percentile latency' line."""
+    target = row.get("target_percentile_pct")
+    estimate = next(((p, v, n) for p, v, n in scan.estimates if p == target),
+                    scan.estimates[0] if scan.estimates else None)
+    for pct, value, number in scan.estimates:
+        column = ("early_stopping_estimate_ms" if estimate and pct == estimate[0]
+                  else "early_stopping_p99_estimate_ms" if pct == 99.0 else None)
+        if column:
+            scan._put(column, "ns", value, number, f"early stopping {pct:g}th estimate")
+    row["early_stopping_estimate_ms"] = scan.values.get("early_stopping_estimate_ms")
+    row["early_stopping_p99_estimate_ms"] = scan.values.get("early_stopping_p99_estimate_ms")
+    if estimate and key.startswith("early_stopping"):
+        row.update(headline_metric=f"Early stopping {estimate[0]:g}th percentile estimate",
+                   headline_key=key, metric_value=row["early_stopping_estimate_ms"],
+                   metric_unit="ms")
+    elif "target" in scan.printed:
+        row.update(headline_metric=f"{row['target_percentile_pct']:g}th percentile latency",
+                   headline_key=None if key.startswith("early_stopping") else key,
+                   metric_value=row["target_percentile_latency_ms"], metric_unit="ms")
+    else:
+        raise FormatError(f"{scenario} summary without its '<p>th percentile latency (ns)' "
+                          "line: the headline is missing")
+
+
+def _path_parts(path: SubmissionPath | None, row: dict[str, object],
+                warnings: list[str]) -> None:
+    row["benchmark_known"] = False
     if path is None or path.kind != "results":
         warnings.append("path outside the submission layout (<submitter>/results/<system>/"
                         "<benchmark>/<scenario>/...): submitter, system and benchmark unknown")
         row["is_reportable_run"] = False
-        return []
+        return
     row.update(round=path.round, division=path.division, submitter=path.submitter,
                system=path.system, benchmark_dir=path.benchmark_dir,
                scenario_dir=path.scenario_dir, mode_dir=path.mode, run=path.run,
                is_reportable_run=path.is_reportable_run)
-    row["benchmark_known"] = False
     if path.benchmark_dir:
         name, target, known = normalise_benchmark(path.benchmark_dir)
         row.update(benchmark=name, accuracy_target_pct=target, benchmark_known=known)
         if not known:
             warnings.append(f"benchmark folder {path.benchmark_dir!r} is not a known MLPerf "
                             "benchmark: kept as written")
+
+
+def _folders(path: SubmissionPath | None, folder: str | None, scenario: str,
+             refused: str | None, row: dict[str, object], warnings: list[str]
+             ) -> list[LabelConflict]:
+    """The scenario, mode and run folders against the file (a warning each; the scenario a
+    label conflict too)."""
+    if path is None or path.kind != "results":
+        return []
     conflicts = []
-    folder = path.scenario or path.scenario_dir
-    if folder and folder != scenario and (folder, scenario) not in _SCENARIO_DIR_ALIASES:
-        warnings.append(f"scenario folder {path.scenario_dir!r} but the file says 'Scenario : "
-                        f"{scenario}': the file is kept")
+    if folder and folder != scenario:
+        warnings.append(refused or f"scenario folder {path.scenario_dir!r} but the file says "
+                                   f"'Scenario : {scenario}': the file is kept")
         conflicts.append(LabelConflict("scenario", scenario, "file:Scenario line",
                                        str(path.scenario_dir), "path:scenario folder"))
     mode = str(row.get("mode") or "")

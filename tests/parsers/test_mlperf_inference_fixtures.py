@@ -9,12 +9,8 @@ import pytest
 
 from parsers.base import FormatError, SourceFile
 from parsers.mlperf_inference.benchmarks import normalise_benchmark
-from parsers.mlperf_inference.summary import (
-    ACCURACY_REASON,
-    DETAIL_REASON,
-    MlperfInferenceSummary,
-    not_a_result,
-)
+from parsers.mlperf_inference.roles import ACCURACY_REASON, DETAIL_REASON, not_a_result
+from parsers.mlperf_inference.summary import MlperfInferenceSummary
 from parsers.registry import detect
 
 TABLE = "raw.mlperf_inference_runs"
@@ -178,12 +174,25 @@ def test_scenario_folder_disagreeing_with_the_file_is_kept_with_a_warning_and_co
         "scenario", "Offline", "Server")
 
 
-def test_interactive_folder_holding_a_server_summary_is_expected():
+def test_interactive_folder_holding_a_server_summary_without_token_lines_is_interactive():
+    # an older LoadGen prints no token lines and no limits: nothing contradicts the folder;
+    # the round's tokens/s headline is not printed, so completed samples/s is taken, and said
     row, parsed = one(INVALID.replace("Result is : INVALID", "Result is : VALID"),
                       "open/X/results/s/llama3_1-405b/Interactive/performance/run_1/m.txt")
     assert (row["scenario"], row["scenario_dir"], row["benchmark"], row["benchmark_dir"]) == (
-        "Server", "Interactive", "llama3.1-405b", "llama3_1-405b")
-    assert row["warnings"] is None and parsed.conflicts == []
+        "Interactive", "Interactive", "llama3.1-405b", "llama3_1-405b")
+    assert (row["metric_value"], row["metric_unit"], row["headline_key"]) == (
+        90.5, "samples/s", "result_completed_samples_per_sec")
+    # v5.1 (the latest, no round in the path): llama3_1-405b-interactive 4500 ms / 80 ms
+    assert (row["ttft_limit_ms"], row["tpot_limit_ms"], row["token_latency_within_limits"]) \
+        == (4500.0, 80.0, None)
+    assert row["warnings"] == ("no p99 TTFT/TPOT printed: the limits of llama3.1-405b "
+                               "Interactive in v5.1 (4500 ms / 80 ms) are not checked")
+    assert row["rules_warning"] == (
+        "the round is not known: scored with the MLPerf inference v5.1 rules (the latest "
+        "declared); the v5.1 headline of llama3.1-405b Interactive is 'Completed tokens per "
+        "second', not printed: 'Completed samples per second' taken")
+    assert parsed.conflicts == []
 
 
 def test_mode_run_and_path_traps():

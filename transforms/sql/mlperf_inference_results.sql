@@ -1,7 +1,9 @@
 -- core.mlperf_inference_results: one row per LoadGen performance run, with its system's
 -- hardware from the systems JSON. The run's path and printed values are kept as they are;
 -- disagreements are warnings (raw.mlperf_inference_runs.warnings, raw.mlperf_systems.
--- warnings), never corrections. Rows of files gone from disk are left out by the asset
+-- warnings), never corrections. The headline, the scenario (Interactive) and the TTFT/TPOT
+-- limits are the round's, chosen by the parser (schemas/mlperf_rounds/inference.py); here a
+-- run over its round's limits is kept but never feeds a rule. Rows of files gone from disk are left out by the asset
 -- (assets/derived.py leave_out_missing), as for every core table.
 
 WITH
@@ -56,13 +58,16 @@ SELECT source_file, file_sha256, round, division, submitter, system, benchmark,
        target_percentile_pct, target_percentile_latency_ms, early_stopping_estimate_ms,
        early_stopping_p99_estimate_ms,
        COLUMNS('^(latency|ttft|tpot)_(min|max|mean|p[0-9_]+)_ms$'),
+       round_source, rules_round, rules_warning, ttft_limit_ms, tpot_limit_ms,
+       token_latency_within_limits,
        accelerator_model_name AS accelerator_model, accelerators_per_node,
        number_of_nodes AS nodes, total_accelerators, is_cpu_only,
        CASE WHEN value_per_accelerator_na_reason IS NULL
             THEN metric_value / total_accelerators END AS value_per_accelerator,
        value_per_accelerator_na_reason,
        result_valid AND is_reportable_run AND systems_file IS NOT NULL
-           AND metric_value IS NOT NULL AS feeds_rules,
+           AND metric_value IS NOT NULL
+           AND token_latency_within_limits IS DISTINCT FROM false AS feeds_rules,
        systems_file,
        nullif(concat_ws('; ', warnings, system_warnings,
                         CASE WHEN systems_file IS NULL
