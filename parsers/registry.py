@@ -17,6 +17,7 @@ from parsers.llm_serving.vllm import VllmBenchJson
 from parsers.mlperf.systems import MlperfSystemsJson
 from parsers.mlperf_inference import summary as mlperf_inference
 from parsers.mlperf_inference.summary import MlperfInferenceSummary
+from parsers.mlperf_storage.checkpoint import MlperfStorageCheckpoint
 from parsers.mlperf_storage.results import (
     MlperfStorageEpochs,
     MlperfStorageReport,
@@ -26,7 +27,7 @@ from parsers.mlperf_training.result_log import MlperfTrainingResult
 from parsers.model_analyzer.checkpoint import ModelAnalyzerCheckpoint
 from parsers.model_analyzer.csv_export import ModelAnalyzerCsv
 from parsers.nccl_tests.text_output import NcclTests
-from parsers.non_results import not_a_result, unsupported
+from parsers.non_results import not_a_result, source_code, unsupported
 from parsers.perf_analyzer.csv_export import PerfAnalyzerCsv
 from parsers.reference.inference_csv import GpusCsv, ModelsCsv
 from parsers.reference.llm_models_csv import LlmModelsCsv
@@ -65,6 +66,7 @@ PARSERS: tuple[Parser, ...] = (
     ElbenchoText(),
     ElbenchoCsv(),
     MlperfStorageSummary(),
+    MlperfStorageCheckpoint(),
     MlperfStorageEpochs(),
     MlperfStorageReport(),
     MlperfInferenceSummary(),
@@ -97,6 +99,8 @@ class Detection:
 
 
 def detect(src: SourceFile) -> Detection:
+    if reason := source_code(src):  # an MLPerf submission's code/: nothing in it is a result
+        return Detection(None, ignored_reason=reason)
     if reason := mlperf_inference.not_a_result(src):  # before MLPerf Training's MLLOG reader
         return Detection(None, ignored_reason=reason)
     for parser in PARSERS:
