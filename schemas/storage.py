@@ -201,10 +201,10 @@ MLPERF_CHECKPOINTING = Table(
         text("phases", "What the run did: 'save', 'load' or 'save+load'.", nullable=False,
              checks=(Check.isin(["save", "load", "save+load"]),)),
         integer("processes", "MPI processes that wrote (read) the checkpoint's shards.",
-                checks=NON_NEGATIVE),
+                checks=NON_NEGATIVE, domain=PARALLEL),
         integer("closed_processes", "Processes the round's CLOSED rules run the model "
                 "with (schemas/mlperf_rounds/storage.py); NULL when the round does not "
-                "list it.", checks=NON_NEGATIVE),
+                "list it.", checks=NON_NEGATIVE, domain=PARALLEL),
         integer("hosts", "Client hosts.", checks=NON_NEGATIVE),
         real("checkpoint_bytes", "One checkpoint over all ranks, bytes.", checks=NON_NEGATIVE),
         real("save_bandwidth_bytes_per_s", "Mean checkpoint write bandwidth, bytes/s.",
@@ -390,7 +390,8 @@ CHECKPOINT_BANDWIDTH = Table(
         STORAGE_SYSTEM,
         text("model", "Model checkpointed.", nullable=False),
         integer("runs", "Checkpointing runs summarized.", nullable=False, checks=_POSITIVE),
-        integer("processes", "Most processes of the runs.", checks=NON_NEGATIVE),
+        integer("processes", "Most processes of the runs.", checks=NON_NEGATIVE,
+                domain=PARALLEL),
         real("checkpoint_bytes", "Mean measured checkpoint size, bytes.", checks=NON_NEGATIVE),
         real("save_bandwidth_bytes_per_s", "Mean save bandwidth of the write runs, bytes/s.",
              checks=NON_NEGATIVE),

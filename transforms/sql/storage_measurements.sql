@@ -129,21 +129,26 @@ report AS (
     SELECT r.*, regexp_extract(r.source_file, '^(.*/)[^/]*$', 1) AS folder
     FROM raw.mlperf_storage_report_runs r
 ),
-report_matched AS (  -- which summaries have each report run's throughput, and where
+report_matched AS (  -- whether a summary under the report's folder has the run
     SELECT r.*,
            EXISTS (SELECT 1 FROM raw.mlperf_storage_results s
                    WHERE starts_with(s.source_file, r.folder)
                      AND abs(s.train_io_bytes_per_s - r.train_io_bytes_per_s)
-                         <= 1e-9 * r.train_io_bytes_per_s) AS own_summary,
-           -- a byte-identical copy of the report filed under another folder, whose
-           -- summaries have this run: the copy here is misplaced
-           (SELECT min(o.source_file) FROM report o
-            WHERE o.file_sha256 = r.file_sha256 AND o.source_file <> r.source_file
-              AND EXISTS (SELECT 1 FROM raw.mlperf_storage_results s
-                          WHERE starts_with(s.source_file, o.folder)
-                            AND abs(s.train_io_bytes_per_s - r.train_io_bytes_per_s)
-                                <= 1e-9 * r.train_io_bytes_per_s)) AS copy_of
+                         <= 1e-9 * r.train_io_bytes_per_s) AS own_summary
     FROM report r
+),
+report_files AS (  -- per report file: does any of its runs have a summary beside it?
+    SELECT source_file, file_sha256, bool_or(own_summary) AS any_own
+    FROM report_matched
+    GROUP BY source_file, file_sha256
+),
+report_copies AS (  -- a byte-identical copy filed under a folder none of whose summaries
+    -- has any of its runs, while the other copy's folder has them: the copy is misplaced
+    SELECT f.source_file, min(o.source_file) AS copy_of
+    FROM report_files f
+    JOIN report_files o ON o.file_sha256 = f.file_sha256 AND o.source_file <> f.source_file
+    WHERE NOT f.any_own AND o.any_own
+    GROUP BY f.source_file
 ),
 mlperf_runs AS (  -- DLIO reads shuffled samples into host memory: random reads, cpu
     SELECT source_file, file_sha256,
@@ -163,8 +168,9 @@ mlperf_runs AS (  -- DLIO reads shuffled samples into host memory: random reads,
            'file' AS workload_source, lower(accelerator) AS accelerator,
            'file' AS src_accelerator, num_accelerators AS jobs, clients AS hosts,
            train_io_bytes_per_s AS bandwidth_bytes_per_s, true AS from_report,
-           copy_of AS misplaced_copy_of
+           c.copy_of AS misplaced_copy_of
     FROM report_matched
+    LEFT JOIN report_copies c USING (source_file)
     WHERE NOT own_summary
 ),
 mlperf AS (
