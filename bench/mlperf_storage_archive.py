@@ -322,6 +322,13 @@ def measure(root: Path, expected: list[ExpectedRun], warehouse: Path) -> dict:
             "SELECT CASE WHEN duplicate_of IS NOT NULL THEN 'duplicate of a loaded copy' "
             "ELSE split_part(error, ' (', 1) END, count(*) FROM raw.ingested_files "
             "WHERE status = 'ignored' GROUP BY ALL ORDER BY 2 DESC").fetchall()
+        excluded = con.execute(
+            "SELECT split_part(capability_excluded_reason, ':', 1), count(*) FROM "
+            "core.storage_measurements WHERE tool = 'mlperf_storage' AND NOT "
+            "counts_as_capability GROUP BY ALL ORDER BY 2 DESC").fetchall()
+        gpu = dict(con.execute("SELECT coalesce(gpu_model, 'NULL'), count(*) FROM "
+                               "core.storage_measurements WHERE tool = 'mlperf_storage' "
+                               "GROUP BY ALL").fetchall())
         sizing = {
             "storage_capability": _count(con, "SELECT count(*) FROM sizing.storage_capability"),
             "storage_scaling": _count(con, "SELECT count(*) FROM sizing.storage_scaling")}
@@ -339,6 +346,7 @@ def measure(root: Path, expected: list[ExpectedRun], warehouse: Path) -> dict:
         "workload_source": Counter(g[1] for g in got.values()),
         "storage_system_source": Counter(g[3] for g in got.values()),
         "files": files, "rejected": rejected, "ignored": ignored, "sizing": sizing,
+        "excluded": excluded, "gpu_model": gpu,
         "wall_s": wall}
 
 
@@ -366,6 +374,9 @@ def print_report(m: dict, written_s: float) -> None:
                                           sorted(m["workload_source"].items(), key=str)))
     print("storage_system_source: " + ", ".join(
         f"{k}={v}" for k, v in sorted(m["storage_system_source"].items(), key=str)))
+    print("gpu_model: " + ", ".join(f"{k}={v}" for k, v in sorted(m["gpu_model"].items())))
+    for reason, n in m["excluded"]:
+        print(f"  not capability {n}: {reason}")
     files = {"loaded": 0, "ignored": 0, "rejected": 0, **m["files"]}
     print("files: " + ", ".join(f"{k}={v}" for k, v in files.items()))
     for reason, n in m["rejected"]:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from parsers.base import SourceFile
+from parsers.mlperf.paths import is_submission_code
 from parsers.mlperf_storage import archive as mlperf_storage
 from parsers.tf_cnn.log import lookalike_reason
 
@@ -84,6 +85,17 @@ _KNOWN: _Known = (
     (lambda s: _suffix(s) in (".yaml", ".yml") and any(k in s.head() for k in _MA_CONFIG_KEYS),
      "not a result: Model Analyzer profile config (YAML)"),
 )
+
+
+SOURCE_CODE_REASON = ("not a result: source code of an MLPerf submission "
+                      "(<division>/<submitter>/code/: the code the results were produced "
+                      "with, per MLPerf's submission rules), not read")
+
+
+def source_code(src: SourceFile) -> str | None:
+    """Every file of an MLPerf submission's code folder, before any sniffing: a test
+    fixture or sample output shipped with the code is not a measurement."""
+    return SOURCE_CODE_REASON if is_submission_code(src.relpath) else None
 
 
 def not_a_result(src: SourceFile) -> str | None:

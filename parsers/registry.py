@@ -18,6 +18,7 @@ from parsers.mlperf.paths import location_labels
 from parsers.mlperf.systems import MlperfSystemsJson
 from parsers.mlperf_inference import roles as mlperf_inference
 from parsers.mlperf_inference.summary import MlperfInferenceSummary
+from parsers.mlperf_storage.checkpoint import MlperfStorageCheckpoint
 from parsers.mlperf_storage.results import (
     MlperfStorageEpochs,
     MlperfStorageReport,
@@ -27,7 +28,7 @@ from parsers.mlperf_training.result_log import MlperfTrainingResult
 from parsers.model_analyzer.checkpoint import ModelAnalyzerCheckpoint
 from parsers.model_analyzer.csv_export import ModelAnalyzerCsv
 from parsers.nccl_tests.text_output import NcclTests
-from parsers.non_results import not_a_result, unsupported
+from parsers.non_results import not_a_result, source_code, unsupported
 from parsers.perf_analyzer.csv_export import PerfAnalyzerCsv
 from parsers.reference.inference_csv import GpusCsv, ModelsCsv
 from parsers.reference.llm_models_csv import LlmModelsCsv
@@ -66,6 +67,7 @@ PARSERS: tuple[Parser, ...] = (
     ElbenchoText(),
     ElbenchoCsv(),
     MlperfStorageSummary(),
+    MlperfStorageCheckpoint(),
     MlperfStorageEpochs(),
     MlperfStorageReport(),
     MlperfInferenceSummary(),
@@ -109,6 +111,8 @@ class Detection:
 
 
 def detect(src: SourceFile) -> Detection:
+    if reason := source_code(src):  # an MLPerf submission's code/: nothing in it is a result
+        return Detection(None, ignored_reason=reason)
     # before MLPerf Training's MLLOG reader, and before a compliance run's summary is parsed
     if reason := mlperf_inference.not_a_result(src):
         return Detection(None, ignored_reason=reason)

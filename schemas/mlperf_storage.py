@@ -1,13 +1,29 @@
-"""MLPerf Storage (DLIO) training results: per-run summary.json, per-epoch timings from
-per_epoch_stats.json, and the submission report (mlperf_storage_report.json).
+"""MLPerf Storage (DLIO) results: per-run summary.json of training and checkpointing runs,
+per-epoch timings from per_epoch_stats.json, and the submission report
+(mlperf_storage_report.json).
 
 DLIO's "MB" is MiB: it computes train_io_mean_MB_per_second as samples/s x record size
-/ 1024 / 1024, so the parsers convert with 2^20.
+/ 1024 / 1024, so the parsers convert with 2^20; its checkpoint "GB" is GiB (2^30).
 """
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
+from schemas.domains import PARALLEL
 from schemas.spec import NON_NEGATIVE, PERCENT, Column, Table, flag, integer, real, text
+
+# The accelerator a DLIO workload emulates (the `<model>_<accelerator>` config name, lower
+# case) as the warehouse's GPU label (raw/reference/gpus.csv: '<model>-<memory>GB'): the
+# SKU of the MLPerf Training systems whose step times the workload configs copy
+# (mlcommons/storage configs/dlio/workload/*_{a100,h100,b200,mi355}.yaml). An accelerator
+# not listed here leaves gpu_model NULL rather than a guessed label.
+ACCELERATOR_GPU_MODELS = MappingProxyType({
+    "v100": "V100-32GB", "a100": "A100-80GB", "h100": "H100-80GB", "h200": "H200-141GB",
+    "gh200": "GH200-96GB", "b200": "B200-180GB", "gb200": "GB200-186GB",
+    "mi300x": "MI300X-192GB", "mi325x": "MI325X-256GB", "mi355": "MI355X-288GB",
+    "mi355x": "MI355X-288GB",
+})
 
 MODEL = text("model", "Workload model: unet3d, resnet50, cosmoflow, ...")
 ACCELERATOR = text("accelerator", "Emulated accelerator type, e.g. h100, a100.")
@@ -114,4 +130,50 @@ MLPERF_STORAGE_REPORT_RUNS = Table(
     ),
 )
 
-TABLES = (MLPERF_STORAGE_RESULTS, MLPERF_STORAGE_EPOCHS, MLPERF_STORAGE_REPORT_RUNS)
+
+
+def _phase(phase: str, what: str) -> tuple[Column, ...]:
+    """DLIO's mean and stdev over the run's checkpoints of one phase (save or load)."""
+    return (
+        real(f"{phase}_bandwidth_bytes_per_s", f"Checkpoint {what} bandwidth, mean over the "
+             f"run's checkpoints ({phase}_checkpoint_io_mean_GB_per_second, GiB/s), bytes/s: "
+             "the checkpoint's size over its wall time, all ranks together.",
+             checks=NON_NEGATIVE),
+        real(f"{phase}_bandwidth_stdev_bytes_per_s", f"Checkpoint {what} bandwidth, stdev "
+             "over the run's checkpoints, bytes/s.", checks=NON_NEGATIVE),
+        real(f"{phase}_duration_s", f"Seconds to {what} one checkpoint, mean over the run's "
+             f"checkpoints ({phase}_checkpoint_duration_mean_seconds).", checks=NON_NEGATIVE),
+        real(f"{phase}_duration_stdev_s", f"Seconds to {what} one checkpoint, stdev.",
+             checks=NON_NEGATIVE),
+    )
+
+
+MLPERF_STORAGE_CHECKPOINTS = Table(
+    "raw", "mlperf_storage_checkpoints",
+    "MLPerf Storage checkpointing runs (v2.0 on), one row per DLIO summary.json under "
+    "<system>/checkpointing/<model>/<timestamp>/: the mean bandwidth and duration of the "
+    "run's checkpoint saves (a write run) and/or loads (a read run), and the checkpoint's "
+    "size. DLIO's 'GB' is GiB and is bytes here. The model comes from the folder "
+    "(llama3-8b -> llama3_8b); core.mlperf_checkpointing adds the storage system and round.",
+    (
+        MODEL,
+        text("model_source", "Where model came from: 'path' or NULL."),
+        integer("num_accelerators", "MPI processes (ranks) that wrote or read the "
+                "checkpoint (DLIO num_accelerators).", checks=NON_NEGATIVE),
+        integer("num_hosts", "Client hosts that ran the processes.", checks=NON_NEGATIVE),
+        text("hostname", "Host that wrote the summary (rank 0)."),
+        text("started_at", "Run start, ISO 8601 as written (host local time, no offset)."),
+        text("ended_at", "Run end, ISO 8601 as written."),
+        real("runtime_s", "ended_at - started_at, seconds.", checks=NON_NEGATIVE),
+        real("checkpoint_bytes", "Size of one checkpoint over all ranks "
+             "(checkpoint_size_GB, GiB), bytes.", checks=NON_NEGATIVE),
+        integer("potential_caching_hosts", "Hosts DLIO flagged potential_caching (memory "
+                "large enough to cache what is read back).", checks=NON_NEGATIVE,
+                domain=PARALLEL),
+        *_phase("save", "write"),
+        *_phase("load", "read"),
+    ),
+)
+
+TABLES = (MLPERF_STORAGE_RESULTS, MLPERF_STORAGE_EPOCHS, MLPERF_STORAGE_REPORT_RUNS,
+          MLPERF_STORAGE_CHECKPOINTS)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from schemas import metrics as m
 from schemas.checks import Check
 from schemas.context import CONTEXT_COLUMNS, PRECISIONS, VIRTUALIZATION
+from schemas.domains import PARALLEL, domain_of
 from schemas.metrics import ACCESS, DIRECTION
 from schemas.spec import NON_NEGATIVE, Table, flag, integer, real, text
 
@@ -87,10 +88,12 @@ STORAGE_MEASUREMENTS = Table(
     "both directions (rw, randrw) is one 'mixed' row; trim is left out. gdsio -V read-backs "
     "are not samples and are left out. Failed runs stay, with status 'failed', and never "
     "count as capability. MLPerf Storage runs are random reads (DLIO shuffles samples); a "
-    "run whose accelerator utilization missed its threshold (90 % for U-Net3D and "
-    "ResNet-50, 70 % for CosmoFlow, or the run's config.yaml workload.metric.au) still "
-    "measured the bandwidth delivered and is 'ok', but does not count as capability: "
-    "the storage did not keep the accelerators busy (the MLPerf Storage rule). "
+    "run whose accelerator utilization missed its threshold (the run's config.yaml "
+    "workload.metric.au, else its round's, schemas/mlperf_rounds/storage.py: 90 % for "
+    "U-Net3D and ResNet-50, 70 % for CosmoFlow in v1.0) still measured the bandwidth "
+    "delivered and is 'ok', but does not count as capability: the storage did not keep the "
+    "accelerators busy (the MLPerf Storage rule); nor does a run whose workload has no "
+    "threshold in its round. capability_excluded_reason says why a row does not count. "
     "storage_system is NULL when no run.yaml, path convention or MLPerf Storage "
     "submission layout names it (a check flags those rows).",
     (
@@ -107,7 +110,10 @@ STORAGE_MEASUREMENTS = Table(
         _CONTEXT["storage_system"],
         text("storage_system_source", "Where storage_system came from: 'run.yaml', or "
              "'path' (a path convention, or for MLPerf Storage the submission layout "
-             "<division>/<submitter>/results/<system>/, named '<submitter>/<system>')."),
+             "<division>/<submitter>/results/<system>/, named '<submitter>/<system>'); for "
+             "an MLPerf Storage submitter that filed no system folder, 'systems' (its one "
+             "systems/<system>.json|yaml: '<submitter>/<system>') or 'submitter' (several "
+             "or none: the submitter alone)."),
         ACCESS,
         DIRECTION,
         BLOCK_SIZE,
@@ -143,8 +149,15 @@ STORAGE_MEASUREMENTS = Table(
              "of the run's epochs (DLIO train_au_mean_percentage), percent.",
              checks=NON_NEGATIVE),
         real("au_threshold_pct", "MLPerf Storage: the utilization the run had to reach: the "
-             "run's config.yaml workload.metric.au, else 90 for unet3d and resnet50, 70 for "
-             "cosmoflow.", checks=NON_NEGATIVE),
+             "run's config.yaml workload.metric.au, else the workload's threshold in the "
+             "rules of rules_round (schemas/mlperf_rounds/storage.py); NULL when neither "
+             "gives one (the run is then not capability).", checks=NON_NEGATIVE),
+        text("round", "MLPerf Storage: the round the submission tree names "
+             "(storage_results_v3.0/ -> v3.0); NULL when the path names none."),
+        text("round_source", "Where round came from: 'path' (the tree), or NULL."),
+        text("rules_round", "MLPerf Storage: the round whose rules were applied: round "
+             "when declared, else the nearest earlier declared one, else the latest "
+             "(schemas.mlperf_rounds.applied)."),
         flag("au_meets_threshold", "MLPerf Storage: accelerator_utilization_pct >= "
              "au_threshold_pct. FALSE keeps the run out of the capability tables; NULL when "
              "either is unknown (other tools, report-only runs)."),
@@ -153,11 +166,60 @@ STORAGE_MEASUREMENTS = Table(
         flag("counts_as_capability", "Whether the row feeds sizing.storage_capability and "
              "sizing.storage_scaling: status ok, storage_system, direction and access known, "
              "bandwidth > 0, an MLPerf Storage run that met its accelerator-utilization "
-             "threshold, and not one host's share of a fio client/server run whose "
-             "'All clients' total is in the same file.", nullable=False),
-        _CONTEXT["system"], _CONTEXT["network"], _CONTEXT["gpu_model"],
+             "threshold (a known one), not a misplaced copy of an MLPerf Storage report, "
+             "and not one host's share of a fio client/server run whose 'All clients' total "
+             "is in the same file.", nullable=False),
+        text("capability_excluded_reason", "Why the row does not count as capability; NULL "
+             "when it does."),
+        _CONTEXT["system"], _CONTEXT["network"],
+        text("gpu_model", "GPU model, e.g. H100-80GB: run.yaml 'gpu_model', else for "
+             "MLPerf Storage the emulated accelerator's label (h100 -> H100-80GB, "
+             "schemas.mlperf_storage.ACCELERATOR_GPU_MODELS)."),
+        text("gpu_model_source", "Where gpu_model came from: 'run.yaml' or 'path' (the "
+             "context), else the source of the MLPerf Storage accelerator it was mapped "
+             "from ('sidecar', 'run.yaml', 'path', 'file')."),
         _CONTEXT["virtualization"], _CONTEXT["run_date"], _CONTEXT["tags"],
         m.SOURCE_LINE,
+    ),
+)
+
+MLPERF_CHECKPOINTING = Table(
+    "core", "mlperf_checkpointing",
+    "MLPerf Storage checkpointing runs (v2.0 on), one row per run: a write run saves the "
+    "model's checkpoint (10 times in CLOSED), a read run loads it; the figures are DLIO's "
+    "means over the run's checkpoints (raw.mlperf_storage_checkpoints), with the storage "
+    "system and round from the submission layout, as for core.storage_measurements. The "
+    "save and load bandwidths are the checkpoint's size over its wall time with every "
+    "process writing (reading) its shard at once: what a training job of that size sees "
+    "when it checkpoints to (restores from) this storage.",
+    (
+        text("storage_system", "Storage system measured: run.yaml 'storage_system', else "
+             "'<submitter>/<system>' of the submission layout; NULL when neither names it."),
+        text("storage_system_source", "As core.storage_measurements.storage_system_source."),
+        text("model", "Model checkpointed, as DLIO's configs name it (llama3_8b)."),
+        text("model_source", "Where model came from: 'path' (checkpointing/<model>/)."),
+        text("phases", "What the run did: 'save', 'load' or 'save+load'.", nullable=False,
+             checks=(Check.isin(["save", "load", "save+load"]),)),
+        integer("processes", "MPI processes that wrote (read) the checkpoint's shards.",
+                checks=NON_NEGATIVE, domain=PARALLEL),
+        integer("closed_processes", "Processes the round's CLOSED rules run the model "
+                "with (schemas/mlperf_rounds/storage.py); NULL when the round does not "
+                "list it.", checks=NON_NEGATIVE, domain=PARALLEL),
+        integer("hosts", "Client hosts.", checks=NON_NEGATIVE),
+        real("checkpoint_bytes", "One checkpoint over all ranks, bytes.", checks=NON_NEGATIVE),
+        real("save_bandwidth_bytes_per_s", "Mean checkpoint write bandwidth, bytes/s.",
+             checks=NON_NEGATIVE),
+        real("save_seconds", "Mean seconds to write one checkpoint.", checks=NON_NEGATIVE),
+        real("load_bandwidth_bytes_per_s", "Mean checkpoint read bandwidth, bytes/s.",
+             checks=NON_NEGATIVE),
+        real("load_seconds", "Mean seconds to read one checkpoint.", checks=NON_NEGATIVE),
+        integer("potential_caching_hosts", "Hosts DLIO flagged as able to cache the "
+                "checkpoint in memory (a load may be served from cache).",
+                checks=NON_NEGATIVE, domain=PARALLEL),
+        text("round", "The round the submission tree names (v3.0), or NULL."),
+        text("round_source", "'path' (the tree), or NULL."),
+        text("rules_round", "The round whose rules were applied (schemas.mlperf_rounds)."),
+        text("started_at", "Run start, ISO 8601 as written."),
     ),
 )
 
@@ -273,10 +335,13 @@ TRAINING_STORAGE_DEMAND = Table(
 CHECKPOINT_WRITE = Table(
     "sizing", "checkpoint_write",
     "Time to write one checkpoint of each model (raw/reference/models.csv) to each storage "
-    "system with a sequential write measurement: checkpoint_bytes = parameters x "
+    "system with a write measurement: checkpoint_bytes = parameters x "
     "bytes_per_parameter (raw/reference/checkpoint_bytes.csv, else "
     f"{DEFAULT_BYTES_PER_PARAMETER:g} for mixed-precision Adam), write_seconds = "
-    "checkpoint_bytes / the best sequential write bandwidth (sizing.storage_capability). "
+    "checkpoint_bytes / the best write bandwidth: the best sequential write "
+    "(sizing.storage_capability) or MLPerf Storage checkpoint save "
+    "(sizing.checkpoint_bandwidth), whichever is higher; restore_seconds likewise from a "
+    "checkpoint load, else a sequential read. "
     "One writer at that bandwidth: a checkpoint written in shards by many hosts may go "
     "faster if the storage scales past what was measured.",
     (
@@ -290,18 +355,64 @@ CHECKPOINT_WRITE = Table(
         real("checkpoint_bytes", "parameters_billions x 1e9 x bytes_per_parameter.",
              nullable=False, checks=NON_NEGATIVE),
         STORAGE_SYSTEM,
-        real("write_bandwidth_bytes_per_s", "Best sequential write bandwidth of the system, "
-             "bytes/s.", nullable=False, checks=NON_NEGATIVE),
+        real("write_bandwidth_bytes_per_s", "Best write bandwidth of the system: sequential "
+             "write or MLPerf Storage checkpoint save, bytes/s.", nullable=False,
+             checks=NON_NEGATIVE),
         real("write_seconds", "checkpoint_bytes / write_bandwidth_bytes_per_s.",
              nullable=False, checks=NON_NEGATIVE),
         text("tool", "Benchmark of the write measurement.", nullable=False),
         TRANSFER,
         JOBS,
         text("source_file", "File of the write measurement.", nullable=False),
+        real("restore_bandwidth_bytes_per_s", "Bandwidth a restore reads at: the "
+             "system's best MLPerf Storage checkpoint load (sizing.checkpoint_bandwidth), "
+             "else its best sequential read; NULL when it has neither, bytes/s.",
+             checks=NON_NEGATIVE),
+        real("restore_seconds", "checkpoint_bytes / restore_bandwidth_bytes_per_s.",
+             checks=NON_NEGATIVE),
+        text("restore_tool", "Benchmark of the restore measurement."),
+        text("restore_source_file", "File of the restore measurement."),
+    ),
+    lineage=False,
+)
+
+CHECKPOINT_BANDWIDTH = Table(
+    "sizing", "checkpoint_bandwidth",
+    "What checkpointing a model costs on each storage system, as MLPerf Storage measured it: "
+    "per storage system and model, the mean save (write) and load (read) bandwidth and "
+    "seconds of its checkpointing runs (core.mlperf_checkpointing; the mean over runs is "
+    "what reportgen publishes), the checkpoint's measured size and the bytes per parameter "
+    "it implies (raw/reference/models.csv) beside the one sizing.checkpoint_write assumes "
+    "(raw/reference/checkpoint_bytes.csv, else the default). save_seconds is the training "
+    "stall of a synchronous checkpoint; load_seconds the time to restore it. "
+    "sizing.checkpoint_write takes the save bandwidth as a write measurement.",
+    (
+        STORAGE_SYSTEM,
+        text("model", "Model checkpointed.", nullable=False),
+        integer("runs", "Checkpointing runs summarized.", nullable=False, checks=_POSITIVE),
+        integer("processes", "Most processes of the runs.", checks=NON_NEGATIVE,
+                domain=PARALLEL),
+        real("checkpoint_bytes", "Mean measured checkpoint size, bytes.", checks=NON_NEGATIVE),
+        real("save_bandwidth_bytes_per_s", "Mean save bandwidth of the write runs, bytes/s.",
+             checks=NON_NEGATIVE),
+        real("save_seconds", "Mean seconds to save one checkpoint (the stall of a "
+             "synchronous checkpoint).", checks=NON_NEGATIVE),
+        real("load_bandwidth_bytes_per_s", "Mean load bandwidth of the read runs, bytes/s.",
+             checks=NON_NEGATIVE),
+        real("load_seconds", "Mean seconds to restore one checkpoint.", checks=NON_NEGATIVE),
+        real("parameters_billions", "Parameters (models.csv); NULL when it does not list "
+             "the model.", checks=_POSITIVE),
+        real("measured_bytes_per_parameter", "checkpoint_bytes / parameters: what the "
+             "benchmark wrote per parameter.", checks=NON_NEGATIVE,
+             domain=domain_of("bytes_per_parameter")),
+        real("bytes_per_parameter", "Bytes per parameter sizing.checkpoint_write assumes "
+             "(checkpoint_bytes.csv, else the default).", nullable=False, checks=_POSITIVE),
+        text("source_files", "Summaries summarized, ';'-separated.", nullable=False),
     ),
     lineage=False,
 )
 
 REFERENCE_TABLES = (REFERENCE_DATASETS, REFERENCE_CHECKPOINT_BYTES)
-SIZING_TABLES = (STORAGE_CAPABILITY, STORAGE_SCALING, TRAINING_STORAGE_DEMAND, CHECKPOINT_WRITE)
-TABLES = (*REFERENCE_TABLES, STORAGE_MEASUREMENTS, *SIZING_TABLES)
+SIZING_TABLES = (STORAGE_CAPABILITY, STORAGE_SCALING, TRAINING_STORAGE_DEMAND,
+                 CHECKPOINT_BANDWIDTH, CHECKPOINT_WRITE)
+TABLES = (*REFERENCE_TABLES, STORAGE_MEASUREMENTS, MLPERF_CHECKPOINTING, *SIZING_TABLES)

@@ -10,6 +10,7 @@ import pytest
 
 from ingest.examine import examine
 from parsers.base import SourceFile
+from parsers.mlperf_storage import archive as storage_archive
 from tests.conftest import CORPUS
 
 FOLDERS = ("model_analyzer", "perf_analyzer", "genai_perf", "tf_cnn_benchmarks", "fio",
@@ -57,12 +58,6 @@ NOT_READ_YET = {
     "llmperf": tuple(f"ray-project__llmperf-leaderboard/raw_data/{f}" for f in (
         "README", "individual/bedrock_70b.json", "individual/groq_70b.json",
         "summary/anyscale_70b.json", "summary/bedrock_70b.json", "summary/groq_70b.json")),
-    "mlperf_storage_v2_v3": tuple(f"mlcommons__storage_results_v3.0/closed/Azure/{f}" for f in (
-        "results/AMLFS-Durable-Premium-125-160TiB-2-Standard_E192is_v6/checkpointing/"
-        "llama3-8b/20260722_193256/0_output.json",
-        "results/AMLFS-Durable-Premium-40-480TiB-3-Standard_D192ds_v6/training/unet3d/run/"
-        "20260721_170053/training_run.stdout.log",
-        "systems/AMLFS-Durable-Premium-40-480TiB-3-Standard_D192ds_v6.yaml")),
     "gpu_telemetry": ("SemiAnalysisAI__InferenceX/gpu_metrics_energy_end.csv",
                       "SemiAnalysisAI__InferenceX/gpu_metrics_energy_start.csv",
                       "SemiAnalysisAI__InferenceX/gpu_metrics_identity.json",
@@ -94,9 +89,9 @@ PROSE = (
 LLM_V51 = "mlperf_inference_llm/mlcommons__inference_results_v5.1/"
 KRAI_TEST06 = (f"{LLM_V51}open/Krai/compliance/xe9680_h100_x8_vllm_092/llama3_1-70b-fp8_dyn/"
                "interactive/TEST06/")
-V3_CHECKPOINT = ("mlperf_storage_v2_v3/mlcommons__storage_results_v3.0/closed/Azure/results/"
-                 "AMLFS-Durable-Premium-125-160TiB-2-Standard_E192is_v6/checkpointing/"
-                 "llama3-8b/20260722_193256/")
+V3_AZURE = "mlperf_storage_v2_v3/mlcommons__storage_results_v3.0/closed/Azure/"
+V3_CHECKPOINT = (f"{V3_AZURE}results/AMLFS-Durable-Premium-125-160TiB-2-Standard_E192is_v6/"
+                 "checkpointing/llama3-8b/20260722_193256/")
 COMPLIANCE_TEST06 = ("not a result: MLPerf Inference compliance test output (TEST06), an audit "
                      "of the submission whose runs may be INVALID by design; the run's own "
                      "files under results/ are loaded")
@@ -140,10 +135,11 @@ NOT_LOADED = {
     f"{V3_CHECKPOINT}dlio_config/config.yaml": (
         "ignored", "not a result: DLIO run configuration (config.yaml), read as context of the "
                    "run (workload, model, accelerator)"),
-    f"{V3_CHECKPOINT}summary.json": (
-        "rejected", "mlperf_storage_summary: DLIO summary has no training metrics "
-                    "(metric.train_au_*): a checkpointing or data-generation run is not a "
-                    "training result"),
+    f"{V3_CHECKPOINT}0_output.json": ("ignored", storage_archive.RANK_REASON),
+    f"{V3_AZURE}results/AMLFS-Durable-Premium-40-480TiB-3-Standard_D192ds_v6/training/unet3d/"
+    "run/20260721_170053/training_run.stdout.log": ("ignored", storage_archive.CAPTURE_REASON),
+    f"{V3_AZURE}systems/AMLFS-Durable-Premium-40-480TiB-3-Standard_D192ds_v6.yaml": (
+        "ignored", storage_archive.SYSTEM_YAML_REASON),
     **{f"{tool}/{doc}.md": ("ignored", DOC) for tool in FOLDERS[3:]
        for doc in ("PROVENANCE", "FORMATS") if (CORPUS / tool / f"{doc}.md").is_file()},
     f"{LAMBDA}tf-train-throughput-fp16.csv": (

@@ -16,7 +16,9 @@ import pytest
 from bench.mlperf_storage_archive import COPIED, COPIES, LAYOUTS, write_mlperf_archive
 from ingest.engine import ingest
 from ingest.ledger import mark_derived_complete
+from parsers.mlperf.paths import is_submission_code
 from parsers.mlperf_storage import archive
+from parsers.non_results import SOURCE_CODE_REASON
 from store.store import Store, connect
 from transforms.storage.tables import build_storage_capability, build_storage_measurements
 
@@ -47,6 +49,21 @@ def labels(store: Store) -> dict[str, tuple]:
         store, "SELECT source_file, workload, workload_source, storage_system, "
                "storage_system_source, jobs, hosts, bandwidth_bytes_per_s "
                "FROM core.storage_measurements WHERE tool = 'mlperf_storage'")}
+
+
+def capable(store: Store, expected: list) -> list:
+    """The runs that count as capability: those whose workload is known (a run no record or
+    folder names has no AU threshold, so whether it kept its accelerators busy is not
+    known); the others say why."""
+    got = labels(store)
+    unknown = [r.summary for r in expected if got[r.summary][0] is None]
+    reasons = rows(store, "SELECT source_file, capability_excluded_reason FROM "
+                          "core.storage_measurements WHERE NOT counts_as_capability")
+    assert sorted(reasons) == sorted(
+        (f, "no accelerator-utilization threshold for workload (unknown) in the MLPerf "
+            "Storage v3.0 rules: whether the storage kept the accelerators busy is not known")
+        for f in unknown)
+    return [r for r in expected if got[r.summary][0] is not None]
 
 
 def digest(root: Path) -> str:
@@ -125,7 +142,9 @@ def test_nothing_is_rejected_and_configs_and_logs_are_ignored_with_their_role(bu
     seen = defaultdict(int)
     for path, (status, error, duplicate_of) in ledger.items():
         name = path.rsplit("/", 1)[-1]
-        if name in by_name:
+        if is_submission_code(path):  # workload definitions and launchers under code/
+            reason = SOURCE_CODE_REASON
+        elif name in by_name:
             reason = by_name[name]
         elif name.endswith(".log"):
             reason = archive.LOG_REASON
@@ -140,6 +159,7 @@ def test_nothing_is_rejected_and_configs_and_logs_are_ignored_with_their_role(bu
         seen[reason] += 1
     assert seen[archive.HYDRA_REASON] > RUNS and seen[archive.LOG_REASON] > RUNS
     assert seen[archive.SYSTEM_REASON] > 0 and seen[archive.SYSTEM_SCHEMA_REASON] == 1
+    assert seen[SOURCE_CODE_REASON] > 0
     loaded = {p for p, (status, *_) in ledger.items() if status == "loaded"}
     runs = {r.summary.rsplit("/", 1)[0] for r in expected}
     reports = {p for p in loaded if p.endswith("/mlperf_storage_report.json")}
@@ -169,7 +189,7 @@ def test_every_duplicated_file_is_ignored_naming_the_copy_that_loaded(built):
 def test_capability_has_one_row_per_system_with_its_best_run(built):
     _, expected, store = built
     by_system = defaultdict(list)
-    for r in expected:
+    for r in capable(store, expected):
         by_system[r.storage_system].append(r)
     got = rows(store, "SELECT storage_system, direction, access, best_bandwidth_bytes_per_s, "
                       "tool, jobs, measurements, source_file FROM sizing.storage_capability "
@@ -186,7 +206,7 @@ def test_capability_has_one_row_per_system_with_its_best_run(built):
 def test_scaling_has_the_best_run_at_each_accelerator_count(built):
     _, expected, store = built
     points = defaultdict(list)
-    for r in expected:
+    for r in capable(store, expected):
         points[(r.storage_system, r.accelerators)].append(r.bandwidth_bytes_per_s)
     got = rows(store, "SELECT storage_system, jobs, best_bandwidth_bytes_per_s, "
                       "share_of_curve_peak, measurements FROM sizing.storage_scaling "

@@ -29,19 +29,22 @@ RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context", "label_
        "capacity_scenarios", "tf_cnn_runs", "tf_cnn_steps", "tf_cnn_benchmark_runs",
        "tf_cnn_benchmark_metrics", "tf_cnn_host_metadata", "fio_jobs", "gdsio_results",
        "elbencho_results", "mlperf_storage_results", "mlperf_storage_epochs",
-       "mlperf_storage_report_runs", "reference_datasets", "reference_checkpoint_bytes",
+       "mlperf_storage_report_runs", "mlperf_storage_checkpoints", "reference_datasets",
+       "reference_checkpoint_bytes",
        "llm_serving_runs", "llm_serving_percentiles", "llm_serving_requests", "llm_slo_policies",
        "reference_llm_models", "mlperf_inference_runs", "mlperf_systems",
        "mlperf_training_results", "nccl_tests_runs", "nccl_tests_results"]
 SIZING = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
           "capacity_plan", "capacity_plan_summary", "capacity_plan_issues", "training_scaling",
           "virtualization_overhead", "storage_capability", "storage_scaling",
-          "training_storage_demand", "checkpoint_write", "llm_serving_optimal",
+          "training_storage_demand", "checkpoint_bandwidth", "checkpoint_write",
+          "llm_serving_optimal",
           "llm_capacity_plan", "kv_cache_capacity", "mlperf_training_scores",
           "collective_bandwidth_rule", "gradient_allreduce_estimate", "rule_history",
           "rule_changes"]
 CORE = ["inference_measurements", "training_runs", "storage_measurements", "llm_serving_runs",
-        "mlperf_inference_results", "mlperf_training_results", "collective_bandwidth"]
+        "mlperf_inference_results", "mlperf_training_results", "collective_bandwidth",
+        "mlperf_checkpointing"]
 GX_CHECKED = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
               "capacity_plan", "capacity_plan_summary", "storage_capability", "storage_scaling",
               "training_storage_demand", "checkpoint_write"]
@@ -137,7 +140,12 @@ DEPS = {
     "sizing/storage_scaling": {"core/storage_measurements"},
     "sizing/training_storage_demand": {"sizing/storage_capability", "core/training_runs"}
                                       | _raw("reference_datasets"),
-    "sizing/checkpoint_write": {"sizing/storage_capability"}
+    "core/mlperf_checkpointing": _raw("mlperf_storage_checkpoints", "mlperf_storage_results",
+                                      "mlperf_storage_report_runs", "file_context",
+                                      "ingested_files"),
+    "sizing/checkpoint_bandwidth": {"core/mlperf_checkpointing"}
+                                   | _raw("reference_models", "reference_checkpoint_bytes"),
+    "sizing/checkpoint_write": {"sizing/storage_capability", "sizing/checkpoint_bandwidth"}
                                | _raw("reference_models", "reference_checkpoint_bytes"),
     "core/llm_serving_runs": _raw("llm_serving_runs", "genai_perf", "file_context",
                                   "ingested_files"),
@@ -172,7 +180,8 @@ DEPS = {
     "sizing/rule_changes": {"sizing/rule_history"},
     "reports/sizing_report": _raw("ingested_files", "quarantine", "ingestion_runs",
                                   "llm_slo_policies")
-                             | {f"core/{n}" for n in CORE} | {f"sizing/{n}" for n in SIZING},
+                             | {f"core/{n}" for n in CORE if n != "mlperf_checkpointing"}
+                             | {f"sizing/{n}" for n in SIZING},
     # every raw table comes from one pass over the raw root
     **{f"raw/{n}": {"raw_root"} for n in RAW},
     "raw_root": set(),

@@ -14,9 +14,15 @@ from schemas.elbencho import ELBENCHO_RESULTS
 from schemas.fio import FIO_JOBS
 from schemas.gdsio import GDSIO_RESULTS
 from schemas.ledger import INGESTED_FILES
-from schemas.mlperf_storage import MLPERF_STORAGE_REPORT_RUNS, MLPERF_STORAGE_RESULTS
+from schemas.mlperf_storage import (
+    MLPERF_STORAGE_CHECKPOINTS,
+    MLPERF_STORAGE_REPORT_RUNS,
+    MLPERF_STORAGE_RESULTS,
+)
 from schemas.storage import (
+    CHECKPOINT_BANDWIDTH,
     CHECKPOINT_WRITE,
+    MLPERF_CHECKPOINTING,
     REFERENCE_CHECKPOINT_BYTES,
     REFERENCE_DATASETS,
     SIZING_TABLES,
@@ -26,7 +32,11 @@ from schemas.storage import (
     TRAINING_STORAGE_DEMAND,
 )
 from schemas.training import TRAINING_RUNS
-from transforms.storage.tables import build_storage_measurements, build_storage_sizing
+from transforms.storage.tables import (
+    build_mlperf_checkpointing,
+    build_storage_measurements,
+    build_storage_sizing,
+)
 
 STORAGE_KEY = key(STORAGE_MEASUREMENTS)
 TRAINING_RUNS_KEY = table_key(TRAINING_RUNS)
@@ -44,13 +54,30 @@ def storage_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse
                        core=True)
 
 
+CHECKPOINTING_KEY = key(MLPERF_CHECKPOINTING)
+_CHECKPOINT_INPUTS = (MLPERF_STORAGE_CHECKPOINTS, MLPERF_STORAGE_RESULTS,
+                      MLPERF_STORAGE_REPORT_RUNS, FILE_CONTEXT, INGESTED_FILES)
+
+
+@dg.asset(key=CHECKPOINTING_KEY, group_name="core", kinds={"duckdb"}, code_version=STORAGE,
+          deps=[table_key(t) for t in _CHECKPOINT_INPUTS],
+          description=table_description(MLPERF_CHECKPOINTING),
+          check_specs=fresh_checks([MLPERF_CHECKPOINTING]))
+def mlperf_checkpointing(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    yield from rebuild(context, warehouse, [MLPERF_CHECKPOINTING],
+                       lambda store: build_mlperf_checkpointing(store, context.run_id),
+                       core=True)
+
+
 _DEPS: dict[str, list[dg.AssetKey]] = {
     STORAGE_CAPABILITY.key: [STORAGE_KEY],
     STORAGE_SCALING.key: [STORAGE_KEY],
     TRAINING_STORAGE_DEMAND.key: [key(STORAGE_CAPABILITY), TRAINING_RUNS_KEY,
                                   table_key(REFERENCE_DATASETS)],
-    CHECKPOINT_WRITE.key: [key(STORAGE_CAPABILITY), table_key(REFERENCE_MODELS),
-                           table_key(REFERENCE_CHECKPOINT_BYTES)],
+    CHECKPOINT_BANDWIDTH.key: [CHECKPOINTING_KEY, table_key(REFERENCE_MODELS),
+                               table_key(REFERENCE_CHECKPOINT_BYTES)],
+    CHECKPOINT_WRITE.key: [key(STORAGE_CAPABILITY), key(CHECKPOINT_BANDWIDTH),
+                           table_key(REFERENCE_MODELS), table_key(REFERENCE_CHECKPOINT_BYTES)],
 }
 
 

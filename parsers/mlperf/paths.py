@@ -66,6 +66,28 @@ class SubmissionPath:
         return self.kind == "results" and self.mode == "performance" and self.run == "run_1"
 
 
+# <division>/<submitter>/code/ (v3.0 storage: code-<hash>/), and the code/ one storage
+# submitter kept inside results/<system>/: MLPerf's submission rules make it the source
+# code the results were produced with
+_CODE_DIR = re.compile(r"^code(?:-[0-9a-f]{4,64})?$", re.IGNORECASE)
+
+
+def is_submission_code(relpath: str) -> bool:
+    """A file under a submission tree's code folder (`<division>/<submitter>/code/...` or
+    `<division>/<submitter>/results/<system>/code/...`, the division closed, open or
+    network in any case): source code, whatever it holds."""
+    parts = relpath.split("/")
+    for index, part in enumerate(parts[:-3]):
+        if part.lower() not in DIVISIONS:
+            continue
+        rest = parts[index + 2:-1]  # below <division>/<submitter>/, without the file
+        if rest and _CODE_DIR.match(rest[0]):
+            return True
+        if len(rest) >= 3 and rest[0] == "results" and _CODE_DIR.match(rest[2]):
+            return True
+    return False
+
+
 def scenario_of_dir(folder: str) -> str | None:
     """`offline` -> `Offline`: a scenario folder's canonical spelling, None if unknown."""
     return SCENARIOS.get(folder.strip().lower())

@@ -1,8 +1,9 @@
 """What else an MLPerf Storage / DLIO submission holds beside its results, recognised by
 content: the Hydra records of each run (read as the run's context, hydra.py), DLIO workload
 definitions, DLIO's console logs, benchmark.sh sessions, DLIO's per-rank and iostat records,
-and the submission's system descriptions (systems/<system>.json) with the JSON Schema one
-submitter filed beside them. None is a result; each is `ignored` with what it is
+mlpstorage's console captures (v2.0 on), and the submission's system descriptions
+(systems/<system>.json, systems/<system>.yaml from v3.0) with the JSON Schema one submitter
+filed beside them. None is a result; each is `ignored` with what it is
 (parsers/non_results.py).
 
 The shapes come from the v0.5, v1.0 and v3.0 result archives (mlcommons/storage_results_*)
@@ -37,6 +38,12 @@ RANK_REASON = ("not a result: DLIO per-rank step timings (<rank>_output.json); t
 IOSTAT_REASON = "not a result: iostat samples (sysstat JSON) recorded during a DLIO run"
 SYSTEM_REASON = ("not a result: MLPerf Storage system description (systems/<system>.json: the "
                  "nodes, benchmark hosts, networks and storage under test), not a run")
+SYSTEM_YAML_REASON = ("not a result: MLPerf Storage system description (systems/<system>.yaml, "
+                      "v3.0: the solution, clients, networking and storage under test), not a "
+                      "run")
+CAPTURE_REASON = ("not a result: mlpstorage's capture of a DLIO run's console "
+                  "(<benchmark>_<command>.stdout.log / .stderr.log); the run's results are in "
+                  "its summary.json")
 SYSTEM_SCHEMA_REASON = ("not a result: JSON Schema of the MLPerf Storage system description "
                         "(systems/*.json)")
 
@@ -58,6 +65,16 @@ _SESSION = re.compile(r"^\s*(?:[#$]\s*)?(?:\S*/)?benchmark\.sh\s+(?:datasize|dat
                       r"configview|reportgen)\b|^The benchmark will run for approx "
                       r"|^Set --param dataset\.num_files_train=", re.M)
 _RANK_OUTPUT = re.compile(r'^\{\s*(?:"hostname"\s*:\s*"[^"]*"\s*,\s*)?"\d+"\s*:\s*\{\s*"load"')
+# mlpstorage (v2.0 on) names what it captures after the benchmark and command
+_CAPTURE = re.compile(r"^(?:training|checkpointing|vectordb|kv_?cache)_(?:run|datagen|datasize)"
+                      r"\.std(?:out|err)\.log$")
+# A v3.0 systems YAML: every key quoted, `system_under_test` at the top
+_SYSTEM_YAML = re.compile(r'^(?:---\s*\n)?["\']?system_under_test["\']?\s*:', re.M)
+# DLIO's per-rank output (<rank>_output.json): epochs keyed "1", "2", ... holding these
+# phases, beside the host's own figures (hostname, host_memory_GB, host_cpuinfo, ...) in
+# any order
+_RANK_PHASES = {"load", "proc", "throughput", "au", "compute"}
+_RANK_SNIFF_BYTES = 16 << 20  # a rank's output is KiB to a few MiB; bounds the JSON parse
 _DOCS = (".md", ".rst")  # a README that quotes a log is documentation
 _PRE_RELEASE = re.compile(r'"metric"\s*:\s*\{\s*"train_auu"')
 _IOSTAT = re.compile(r'^\{\s*"sysstat"\s*:\s*\{\s*"hosts"')
@@ -120,11 +137,37 @@ def _session(src: SourceFile) -> str | None:
 
 def _json_record(src: SourceFile) -> str | None:
     head = src.head(2048).lstrip()
-    if _RANK_OUTPUT.match(head):
+    if _RANK_OUTPUT.match(head) or _rank_output(src, head):
         return RANK_REASON
     if _IOSTAT.match(head):
         return IOSTAT_REASON
     return _system_description(src, head) or dlio_test_run_reason(src)
+
+
+def _rank_output(src: SourceFile, head: str) -> bool:
+    """A per-rank output whose host figures come first: read its top-level keys."""
+    if not head.startswith("{") or len(src.data) > _RANK_SNIFF_BYTES \
+            or not src.might_contain('"load"', '"proc"', '"compute"'):
+        return False
+    try:
+        doc = loads(src.text())
+    except (FormatError, ValueError):
+        return False
+    if not isinstance(doc, dict):
+        return False
+    epochs = [v for k, v in doc.items() if isinstance(k, str) and k.isdigit()]
+    return bool(epochs) and all(isinstance(e, dict) and _RANK_PHASES & set(e) for e in epochs) \
+        and "metric" not in doc
+
+
+def _named(src: SourceFile) -> str | None:
+    """Files an MLPerf Storage tree names by their role: mlpstorage's console captures and
+    the v3.0 systems YAML."""
+    if _CAPTURE.match(src.name):
+        return CAPTURE_REASON
+    if src.name.lower().endswith((".yaml", ".yml")) and _SYSTEM_YAML.search(src.head(1024)):
+        return SYSTEM_YAML_REASON
+    return None
 
 
 def _system_description(src: SourceFile, head: str) -> str | None:
@@ -157,4 +200,4 @@ def unsupported(src: SourceFile) -> str | None:
 
 
 _TESTS: tuple[Callable[[SourceFile], str | None], ...] = (
-    _json_record, _yaml_record, _dlio_log, _session)
+    _named, _json_record, _yaml_record, _dlio_log, _session)

@@ -16,6 +16,7 @@ import re
 import statistics
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, number
+from parsers.mlperf_storage.hydra import KNOWN_MODELS
 from parsers.numbers import as_float, is_number, loads, parse_int, to_float, to_int
 from parsers.units import MIB_TO_BYTES
 from schemas.mlperf_storage import (
@@ -24,7 +25,11 @@ from schemas.mlperf_storage import (
     MLPERF_STORAGE_RESULTS,
 )
 
-_MODELS = ("unet3d", "resnet50", "cosmoflow")  # DLIO training workloads of MLPerf Storage
+_MODELS = KNOWN_MODELS  # DLIO training workloads of MLPerf Storage
+# v2.0 on: <system>/training/<model>/run/<timestamp>/ (and .../datagen/...); the folder
+# names the model only (the accelerator is in the run's Hydra records)
+_PHASE_DIR = {"training": "run", "checkpointing": None}
+_MODEL_DIR = re.compile(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*$", re.IGNORECASE)
 # '<model>-<acc>/' or '<model>_<acc>/'; not '<model>_<acc>_run_1/' (Lightbits), whose
 # accelerator would read 'a100_run_1': the folder above it names the workload
 _WORKLOAD_DIR = re.compile(rf"^(?P<model>{'|'.join(_MODELS)})[-_](?P<acc>[a-z]+\d+[a-z0-9]*)$",
@@ -32,6 +37,7 @@ _WORKLOAD_DIR = re.compile(rf"^(?P<model>{'|'.join(_MODELS)})[-_](?P<acc>[a-z]+\
 _RUN_KEY = re.compile(r"^result_(?P<model>[a-z0-9]+)_(?P<clients>\d+)_(?P<per>\d+)accperclient_"
                       r"(?P<acc>[a-z0-9]+)_iter(?P<iter>\d+)_\d+$", re.IGNORECASE)
 _EPOCHS_HEAD = re.compile(r'^\{\s*"\d+"\s*:\s*\{\s*"start"')
+_CHECKPOINT_METRIC = re.compile(r'"(?:save|load)_checkpoint_io_mean_GB_per_second"')
 _EXPECTATION = {"success": True, "fail": False}
 # DLIO's own test suite runs its default workload (dlio_benchmark/configs/workload/
 # default.yaml: 64 files of one 4096-byte sample; the tests override 8 or 16 files). No
@@ -63,19 +69,27 @@ class MlperfStorageSummary:
     tables = (MLPERF_STORAGE_RESULTS,)
 
     def sniff(self, src: SourceFile) -> bool:
-        return _summary_like(_head(src)) and dlio_test_run_reason(src) is None
+        head = _head(src)
+        return _summary_like(head) and not checkpoint_like(head) \
+            and dlio_test_run_reason(src) is None
 
     def parse(self, src: SourceFile) -> Parsed:
         doc = _load(src)
         metric = doc.get("metric")
         if not isinstance(metric, dict) or not any(k.startswith("train_au") for k in metric):
-            raise FormatError("DLIO summary has no training metrics (metric.train_au_*): a "
-                              "checkpointing or data-generation run is not a training result")
+            raise FormatError("DLIO summary has no training metrics (metric.train_au_*) and no "
+                              "checkpoint metrics (metric.save_checkpoint_* / "
+                              "load_checkpoint_*): a data-generation run is not a result")
         try:
             row = _summary_row(src, doc, metric)
         except ValueError as exc:  # one row per file: a bad number is the file's problem
             raise FormatError(str(exc)) from None
         return Parsed({MLPERF_STORAGE_RESULTS.key: frame([row], MLPERF_STORAGE_RESULTS)})
+
+
+def checkpoint_like(head: str) -> bool:
+    """A checkpointing run's summary: checkpoint metrics and no training ones."""
+    return bool(_CHECKPOINT_METRIC.search(head)) and '"train_au' not in head
 
 
 def _summary_like(head: str) -> bool:
@@ -194,11 +208,26 @@ class MlperfStorageReport:
 # ---- helpers ---------------------------------------------------------------------------------
 
 def _workload_from_path(relpath: str) -> tuple[str | None, str | None]:
-    """The summary does not name its workload; submissions keep it in '<model>-<acc>/'."""
-    for part in reversed(relpath.split("/")[:-1]):
+    """The summary does not name its workload; submissions keep it in '<model>-<acc>/'
+    (v1.0), or in 'training/<model>/run/' (v2.0 on: the model only)."""
+    folders = relpath.split("/")[:-1]
+    for part in reversed(folders):
         if match := _WORKLOAD_DIR.match(part):
             return match["model"].lower(), match["acc"].lower()
-    return None, None
+    return model_from_phase_folder(folders, "training"), None
+
+
+def model_from_phase_folder(folders: list[str], phase: str) -> str | None:
+    """v2.0 on: '<phase>/<model>/' ('training/unet3d/run/<ts>/', 'checkpointing/llama3-8b/
+    <ts>/'): the model folder, lower case, '-' as '_' ('llama3_8b', as DLIO's configs)."""
+    for index in range(len(folders) - 2, -1, -1):
+        if folders[index].lower() != phase:
+            continue
+        model, rest = folders[index + 1], folders[index + 2:]
+        below = _PHASE_DIR[phase]
+        if _MODEL_DIR.match(model) and (below is None or (rest and rest[0].lower() == below)):
+            return model.lower().replace("-", "_")
+    return None
 
 
 def _stats(metric: dict, stem: str, per_epoch: str, suffix: str, unit: str,

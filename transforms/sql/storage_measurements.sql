@@ -98,6 +98,7 @@ mlperf_labelled AS (  -- the run's own Hydra records, then run.yaml, then folder
            -- one source, or e.g. 'sidecar+path' when the model and the accelerator differ
            nullif(concat_ws('+', src.model, nullif(src.accelerator, src.model)), '')
                AS workload_source,
+           src.accelerator AS src_accelerator,
            TRY_CAST(fc.sidecar_context ->> '$.au_threshold_pct' AS DOUBLE)
                AS configured_au_threshold_pct
     FROM raw.mlperf_storage_results s
@@ -113,35 +114,64 @@ mlperf_labelled AS (  -- the run's own Hydra records, then run.yaml, then folder
              THEN 'path' END AS accelerator) src
 ),
 mlperf_au AS (  -- MLPerf Storage rules: a run counts only when the accelerators were kept
-    -- busy: >= 90 % for U-Net3D and ResNet-50, >= 70 % for CosmoFlow (or what the run's
-    -- config.yaml set, workload.metric.au)
-    SELECT *,
-           coalesce(configured_au_threshold_pct,
-                    CASE lower(label_model) WHEN 'unet3d' THEN 90.0 WHEN 'resnet50' THEN 90.0
-                                            WHEN 'cosmoflow' THEN 70.0 END)
-               AS au_threshold_pct
-    FROM mlperf_labelled
+    -- busy: the run's config.yaml (workload.metric.au), else the threshold its round
+    -- declares for the workload (schemas/mlperf_rounds/storage.py, registered by
+    -- transforms/storage/mlperf.py); a workload its round does not list has none
+    SELECT l.*, mf.rules_round,
+           coalesce(l.configured_au_threshold_pct, rules.au_threshold_pct) AS au_threshold_pct
+    FROM mlperf_labelled l
+    LEFT JOIN mlperf_storage_files mf USING (source_file)
+    LEFT JOIN mlperf_storage_rules rules
+           ON rules.rules_round = mf.rules_round AND rules.workload = lower(l.label_model)
+              AND rules.au_threshold_pct IS NOT NULL
+),
+report AS (
+    SELECT r.*, regexp_extract(r.source_file, '^(.*/)[^/]*$', 1) AS folder
+    FROM raw.mlperf_storage_report_runs r
+),
+report_matched AS (  -- whether a summary under the report's folder has the run
+    SELECT r.*,
+           EXISTS (SELECT 1 FROM raw.mlperf_storage_results s
+                   WHERE starts_with(s.source_file, r.folder)
+                     AND abs(s.train_io_bytes_per_s - r.train_io_bytes_per_s)
+                         <= 1e-9 * r.train_io_bytes_per_s) AS own_summary
+    FROM report r
+),
+report_files AS (  -- per report file: does any of its runs have a summary beside it?
+    SELECT source_file, file_sha256, bool_or(own_summary) AS any_own
+    FROM report_matched
+    GROUP BY source_file, file_sha256
+),
+report_copies AS (  -- a byte-identical copy filed under a folder none of whose summaries
+    -- has any of its runs, while the other copy's folder has them: the copy is misplaced
+    SELECT f.source_file, min(o.source_file) AS copy_of
+    FROM report_files f
+    JOIN report_files o ON o.file_sha256 = f.file_sha256 AND o.source_file <> f.source_file
+    WHERE NOT f.any_own AND o.any_own
+    GROUP BY f.source_file
 ),
 mlperf_runs AS (  -- DLIO reads shuffled samples into host memory: random reads, cpu
     SELECT source_file, file_sha256,
            nullif(concat_ws('/', label_model, label_accelerator), '') AS workload,
-           workload_source, num_accelerators AS jobs, num_hosts AS hosts, hostname,
+           workload_source, lower(label_accelerator) AS accelerator, src_accelerator,
+           num_accelerators AS jobs, num_hosts AS hosts, hostname,
            train_io_bytes_per_s AS bandwidth_bytes_per_s, runtime_s,
-           train_au_pct AS accelerator_utilization_pct, au_threshold_pct,
-           train_au_pct >= au_threshold_pct AS au_meets_threshold
+           train_au_pct AS accelerator_utilization_pct, au_threshold_pct, rules_round,
+           train_au_pct >= au_threshold_pct AS au_meets_threshold, false AS from_report
     FROM mlperf_au
     UNION ALL BY NAME
     -- the submission report repeats runs whose summary.json may be loaded too: a report run
-    -- counts only when no summary under the report's folder has its throughput
-    SELECT r.source_file, r.file_sha256, r.run_key AS workload, 'file' AS workload_source,
-           r.num_accelerators AS jobs, r.clients AS hosts,
-           r.train_io_bytes_per_s AS bandwidth_bytes_per_s
-    FROM raw.mlperf_storage_report_runs r
-    WHERE NOT EXISTS (
-        SELECT 1 FROM raw.mlperf_storage_results s
-        WHERE starts_with(s.source_file, regexp_extract(r.source_file, '^(.*/)[^/]*$', 1))
-          AND abs(s.train_io_bytes_per_s - r.train_io_bytes_per_s)
-              <= 1e-9 * r.train_io_bytes_per_s)
+    -- counts only when no summary under the report's folder has its throughput. Its
+    -- workload is the entry's own model and accelerator (the run key is not a workload).
+    SELECT source_file, file_sha256,
+           nullif(concat_ws('/', lower(model), lower(accelerator)), '') AS workload,
+           'file' AS workload_source, lower(accelerator) AS accelerator,
+           'file' AS src_accelerator, num_accelerators AS jobs, clients AS hosts,
+           train_io_bytes_per_s AS bandwidth_bytes_per_s, true AS from_report,
+           c.copy_of AS misplaced_copy_of
+    FROM report_matched
+    LEFT JOIN report_copies c USING (source_file)
+    WHERE NOT own_summary
 ),
 mlperf AS (
     SELECT 'mlperf_storage' AS tool, *, 'read' AS direction, 'random' AS access,
@@ -158,35 +188,66 @@ labelled AS (
     SELECT m.* EXCLUDE (workload_source),
            CASE WHEN m.workload IS NOT NULL
                 THEN coalesce(m.workload_source, 'file') END AS workload_source,
-           coalesce(fc.storage_system, CASE WHEN m.tool = 'mlperf_storage'
-                                            THEN layout.system END) AS storage_system,
+           coalesce(fc.storage_system, mf.storage_system) AS storage_system,
            CASE WHEN fc.context_sources ->> '$.storage_system' LIKE 'path:%' THEN 'path'
                 WHEN fc.storage_system IS NOT NULL THEN 'run.yaml'
-                WHEN m.tool = 'mlperf_storage' AND layout.system IS NOT NULL THEN 'path'
+                ELSE mf.storage_system_source
            END AS storage_system_source,
-           fc.system, fc.network, fc.gpu_model, fc.virtualization, fc.run_date, fc.tags
+           mf.round, mf.round_source,
+           fc.system, fc.network, coalesce(fc.gpu_model, g.gpu_model) AS gpu_model,
+           CASE WHEN fc.gpu_model IS NOT NULL THEN
+                     CASE WHEN fc.context_sources ->> '$.gpu_model' LIKE 'path:%' THEN 'path'
+                          ELSE 'run.yaml' END
+                WHEN g.gpu_model IS NOT NULL THEN m.src_accelerator END AS gpu_model_source,
+           fc.virtualization, fc.run_date, fc.tags,
+           coalesce(bool_or(m.is_aggregate) OVER (PARTITION BY m.source_file), false)
+               AS file_has_aggregate
     FROM measurements m
     LEFT JOIN raw.file_context fc ON fc.source_file = m.source_file
     -- an MLPerf Storage submission keeps each system's runs under
     -- <division>/<submitter>/results/<system>/ (the submission rules' layout):
     -- '<submitter>/<system>' names the storage system when no run.yaml does
-    CROSS JOIN LATERAL (SELECT nullif(regexp_replace(regexp_extract(m.source_file,
-        '(?:^|/)(?:[Cc]losed|[Oo]pen)/([^/]+/results/[^/]+)/', 1), '/results/', '/'),
-        '') AS system) layout
+    -- (parsers/mlperf_storage/layout.py, also when the submitter filed no system folder)
+    LEFT JOIN mlperf_storage_files mf
+           ON m.tool = 'mlperf_storage' AND mf.source_file = m.source_file
+    -- the emulated accelerator as the warehouse's GPU label (h100 -> H100-80GB)
+    LEFT JOIN mlperf_accelerator_gpus g
+           ON m.tool = 'mlperf_storage' AND g.accelerator = m.accelerator
+),
+judged AS (  -- why a row is not capability; NULL when it is
+    SELECT *,
+           CASE WHEN status <> 'ok' THEN 'the run failed'
+                WHEN misplaced_copy_of IS NOT NULL
+                THEN 'a copy of ' || misplaced_copy_of || ' (same bytes) filed under another '
+                     || 'system''s folder: its runs are the summaries under that copy''s folder'
+                WHEN storage_system IS NULL THEN 'no storage system named'
+                WHEN direction IS NULL OR access IS NULL THEN 'direction or access unknown'
+                WHEN coalesce(bandwidth_bytes_per_s, 0) <= 0 THEN 'no bandwidth measured'
+                WHEN tool = 'mlperf_storage' AND NOT from_report AND au_threshold_pct IS NULL
+                THEN 'no accelerator-utilization threshold for workload '
+                     || coalesce(workload, '(unknown)') || ' in the MLPerf Storage '
+                     || coalesce(rules_round, '?') || ' rules: whether the storage kept the '
+                     || 'accelerators busy is not known'
+                WHEN tool = 'mlperf_storage' AND NOT from_report
+                     AND accelerator_utilization_pct IS NULL
+                THEN 'no accelerator utilization measured'
+                WHEN au_meets_threshold IS false
+                THEN 'accelerator utilization ' || round(accelerator_utilization_pct, 2)
+                     || ' % below the ' || au_threshold_pct || ' % threshold: the storage '
+                     || 'did not keep the accelerators busy'
+                -- one host's share of a client/server run whose 'All clients' total is here
+                WHEN tool = 'fio' AND hostname IS NOT NULL AND NOT coalesce(is_aggregate, false)
+                     AND file_has_aggregate
+                THEN 'one host''s share of a fio client/server run whose ''All clients'' '
+                     || 'total is in the same file'
+           END AS capability_excluded_reason
+    FROM labelled
 )
 SELECT m.* EXCLUDE (is_aggregate),
        coalesce(m.is_aggregate, false) AS is_aggregate,
        coalesce(f.format, m.tool) AS source_format,
-       m.status = 'ok' AND m.storage_system IS NOT NULL AND m.direction IS NOT NULL
-           -- an MLPerf Storage run that left its accelerators idle measured a bottleneck
-           AND m.au_meets_threshold IS NOT false
-           AND m.access IS NOT NULL AND coalesce(m.bandwidth_bytes_per_s, 0) > 0
-           -- one host's share of a client/server run whose 'All clients' total is here
-           AND NOT (m.tool = 'fio' AND m.hostname IS NOT NULL AND NOT m.is_aggregate
-                    AND coalesce(bool_or(m.is_aggregate) OVER (PARTITION BY m.source_file),
-                                 false))
-           AS counts_as_capability
-FROM labelled m
+       m.capability_excluded_reason IS NULL AS counts_as_capability
+FROM judged m
 LEFT JOIN raw.ingested_files f ON f.path = m.source_file
 ORDER BY m.source_file, m.document_index NULLS FIRST, m.job_index NULLS FIRST,
          m.source_line NULLS FIRST, m.workload, m.direction

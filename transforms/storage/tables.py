@@ -5,8 +5,10 @@ from __future__ import annotations
 from schemas.context import REFERENCE_MODELS
 from schemas.spec import Table
 from schemas.storage import (
+    CHECKPOINT_BANDWIDTH,
     CHECKPOINT_WRITE,
     DEFAULT_BYTES_PER_PARAMETER,
+    MLPERF_CHECKPOINTING,
     REFERENCE_TABLES,
     STORAGE_CAPABILITY,
     STORAGE_MEASUREMENTS,
@@ -16,6 +18,7 @@ from schemas.storage import (
 from store.store import Store
 from transforms.derived import rebuild, sql
 from transforms.inference.tables import replace
+from transforms.storage.mlperf import register_mlperf_context
 
 TRAINING_RUNS = ("core", "training_runs")
 
@@ -23,7 +26,14 @@ TRAINING_RUNS = ("core", "training_runs")
 def build_storage_measurements(store: Store, run_id: str) -> int:
     """Replace core.storage_measurements; rows failing the schema go to raw.quarantine.
     Returns their count."""
+    register_mlperf_context(store)
     return rebuild(store, STORAGE_MEASUREMENTS, "storage_measurements", run_id)
+
+
+def build_mlperf_checkpointing(store: Store, run_id: str) -> int:
+    """Replace core.mlperf_checkpointing; returns the rows held back."""
+    register_mlperf_context(store)
+    return rebuild(store, MLPERF_CHECKPOINTING, "storage_mlperf_checkpointing", run_id)
 
 
 def build_storage_capability(store: Store) -> tuple[int, int]:
@@ -41,10 +51,19 @@ def build_training_storage_demand(store: Store) -> int:
     return _replace(store, TRAINING_STORAGE_DEMAND, "training_storage_demand")
 
 
+def build_checkpoint_bandwidth(store: Store,
+                               default_bytes_per_parameter: float = DEFAULT_BYTES_PER_PARAMETER
+                               ) -> int:
+    store.ensure([*REFERENCE_TABLES, REFERENCE_MODELS, MLPERF_CHECKPOINTING])
+    return _replace(store, CHECKPOINT_BANDWIDTH, "storage_checkpoint_bandwidth",
+                    [default_bytes_per_parameter])
+
+
 def build_checkpoint_write(store: Store,
                            default_bytes_per_parameter: float = DEFAULT_BYTES_PER_PARAMETER
                            ) -> int:
-    store.ensure([*REFERENCE_TABLES, REFERENCE_MODELS, STORAGE_CAPABILITY])
+    store.ensure([*REFERENCE_TABLES, REFERENCE_MODELS, STORAGE_CAPABILITY,
+                  CHECKPOINT_BANDWIDTH])
     return _replace(store, CHECKPOINT_WRITE, "checkpoint_write",
                     [default_bytes_per_parameter])
 
@@ -54,6 +73,7 @@ def build_storage_sizing(store: Store) -> dict[str, int]:
     capability, scaling = build_storage_capability(store)
     return {STORAGE_CAPABILITY.key: capability, STORAGE_SCALING.key: scaling,
             TRAINING_STORAGE_DEMAND.key: build_training_storage_demand(store),
+            CHECKPOINT_BANDWIDTH.key: build_checkpoint_bandwidth(store),
             CHECKPOINT_WRITE.key: build_checkpoint_write(store)}
 
 
