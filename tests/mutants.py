@@ -37,7 +37,7 @@ from samples import generate
 
 if TYPE_CHECKING:
     from schemas.domains import Domain
-    from schemas.spec import Column
+    from schemas.spec import Column, Table
 
 try:  # numeric domains per column (schemas/domains.py, added beside this work)
     from schemas.domains import domain_of
@@ -47,8 +47,10 @@ except ImportError:  # pragma: no cover - before schemas/domains.py existed
 PROJECT = Path(__file__).resolve().parents[1]
 HUGE_INTEGER = "9" * 5000  # past Python's 4,300-digit int/str limit, and past any float
 HOSTILE_NUMBERS = ("NaN", "nan", "Infinity", "-Infinity", "inf", "-0", "1e308", "-1e308",
-                   "1e30", HUGE_INTEGER, "-1")
-YAML_NUMBERS = (".nan", ".inf", "-.inf", "1.0e+400")  # the spellings YAML reads as floats
+                   "1e30", HUGE_INTEGER, "-1",
+                   "0", "0.4", "2.5")  # a zero load, fractional counts: in range, impossible
+# the spellings YAML reads as floats, and a count in hexadecimal
+YAML_NUMBERS = (".nan", ".inf", "-.inf", "1.0e+400", "0x10")
 NON_ASCII = "éµ°±×ÿ"
 CONTEXT = "run_context"  # run.yaml: read by ingest.run_context, not by a parser
 CONVENTIONS = "path_conventions"  # raw/reference/path_conventions.yaml
@@ -127,6 +129,23 @@ def bad_values(rows: dict[str, pl.DataFrame]) -> list[str]:
             if domain is not None and out:
                 found.append(f"{table}.{name} = {_short(repr(out[0]))} outside "
                              f"[{domain.lo}, {domain.hi}]")
+        found += broken_invariants(table, frame_)
+    return found
+
+
+def broken_invariants(table: str, frame_: pl.DataFrame) -> list[str]:
+    """Loaded rows that break an invariant of their table (schemas/invariants.py): values
+    impossible together, which no rule may take."""
+    declared = _tables().get(table)
+    if declared is None or frame_.is_empty():
+        return []
+    found = []
+    for invariant in declared.invariants:
+        broken = invariant.broken(set(frame_.columns))
+        if broken is not None:
+            hits = frame_.filter(broken)
+            if not hits.is_empty():
+                found.append(f"{table}: {invariant.reason(hits.row(0, named=True))}")
     return found
 
 
@@ -148,15 +167,20 @@ def column_domain(table: str, column: str) -> Domain | None:
 
 @functools.cache
 def _declared_columns() -> dict[tuple[str, str], Column]:
+    return {(table.key, c.name): c for table in _tables().values() for c in table.all_columns}
+
+
+@functools.cache
+def _tables() -> dict[str, Table]:
     import schemas
     from schemas.spec import Table
 
-    found: dict[tuple[str, str], Column] = {}
+    found: dict[str, Table] = {}
     for info in pkgutil.iter_modules(schemas.__path__):
         module = importlib.import_module(f"schemas.{info.name}")
         for value in vars(module).values():
             if isinstance(value, Table):
-                found.update({(value.key, c.name): c for c in value.all_columns})
+                found[value.key] = value
     return found
 
 
@@ -275,6 +299,10 @@ def mutants(seed: Seed) -> st.SearchStrategy[Mutant]:
     kinds.append(field_deleted(seed.relpath, text, lines))
     if spans:
         kinds.append(nested(text, spans))
+    if len(spans) > 1:  # values in range each, impossible together: p99 below p50, ...
+        kinds += [swapped(text, spans), copied(text, spans)]
+    if keyed := _KEYED_NUMBER.findall(text):
+        kinds.append(key_repeated(text, keyed))
     return st.one_of(*kinds)
 
 
@@ -328,6 +356,47 @@ def nested(text: str, spans: list[tuple[int, int]]) -> st.SearchStrategy[Mutant]
                       encode(text[:start] + "[" * DEPTH + text[start:end] + "]" * DEPTH
                              + text[end:]))
     return st.integers(0, len(spans) - 1).map(wrap)
+
+
+def swapped(text: str, spans: list[tuple[int, int]]) -> st.SearchStrategy[Mutant]:
+    """Two numbers trade places: percentiles out of order, a first token after the last,
+    a run stopped before it started."""
+    def swap(pair: tuple[int, int]) -> Mutant:
+        i, j = sorted(pair)
+        (a, b), (c, d) = spans[i], spans[j]
+        return Mutant("swap", f"{text[a:b]!r}@{a} <-> {text[c:d]!r}@{c}",
+                      encode(text[:a] + text[c:d] + text[b:c] + text[a:b] + text[d:]))
+    pairs = st.tuples(st.integers(0, len(spans) - 1), st.integers(0, len(spans) - 1))
+    return pairs.filter(lambda p: p[0] != p[1]).map(swap)
+
+
+def copied(text: str, spans: list[tuple[int, int]]) -> st.SearchStrategy[Mutant]:
+    """One number written over another: a run stopped the millisecond it started, a mean
+    equal to a maximum."""
+    def copy(pair: tuple[int, int]) -> Mutant:
+        source, target = pair
+        value = text[spans[source][0]:spans[source][1]]
+        return Mutant("copy", f"{value!r}@{spans[source][0]} over "
+                              f"{text[spans[target][0]:spans[target][1]]!r}"
+                              f"@{spans[target][0]}",
+                      encode(replace_numbers(text, spans, {target: value})))
+    pairs = st.tuples(st.integers(0, len(spans) - 1), st.integers(0, len(spans) - 1))
+    return pairs.filter(lambda p: p[0] != p[1]).map(copy)
+
+
+_KEYED_NUMBER = re.compile(r'"[^"\\\n]{1,80}"\s*:\s*-?\d[\d.eE+-]*')
+
+
+def key_repeated(text: str, keyed: list[str]) -> st.SearchStrategy[Mutant]:
+    """A JSON key written twice in its object, the second time with another value: json
+    keeps the last without a word."""
+    def repeat(i: int) -> Mutant:
+        pair = keyed[i]
+        key = pair[:pair.index(":")].rstrip()
+        at = text.index(pair)
+        return Mutant("repeat-key", f"{key} repeated with value 0",
+                      encode(text[:at] + f"{key}: 0, " + text[at:]))
+    return st.integers(0, len(keyed) - 1).map(repeat)
 
 
 def line_deleted(lines: list[str]) -> st.SearchStrategy[Mutant]:
@@ -444,6 +513,10 @@ SAMPLE_SEEDS = {  # label -> path in the sample raw root of samples.generate
     "tf_cnn_log": "training/h100-pod-a/1-node/resnet50-bs256-8gpu.log",
     "tf_cnn_log (horovod)": "training/h100-pod-a/2-nodes/resnet50-bs256-16gpu.log",
     "fio_json": "storage/vast-01/fio-seqread-1m.json",
+    "vllm_bench_json": "llm_serving/h100-sxm-01/vllm-llama3.1-8b/vllm-infqps-concurrency8-"
+                       "Llama-3.1-8B-Instruct-20261020.json",
+    "mlperf_training_result": "mlperf/training_results_v4.0/SampleCo/results/dgxh100_n8_mxnet/"
+                              "resnet/result_0.txt",
     "gdsio_text": "storage/nvme-raid0/gdsio-read-w8.log",
     "reference_models": "reference/models.csv",
     "reference_gpus": "reference/gpus.csv",

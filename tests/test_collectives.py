@@ -243,7 +243,11 @@ def test_corrupt_failed_and_truncated_tests_never_feed_the_rule(tmp_path):
     q = built(tmp_path, files)
     assert q("SELECT status, valid, invalid_reason FROM core.collective_bandwidth "
              "WHERE source_file LIKE '%rerun%' AND size_bytes = ?", 8 * GIB) == [
-        ("failed", False, "wrong elements: out-of-place 12, in-place 0; test failed")]
+        ("failed", False, "wrong elements: out-of-place 12, in-place 0; test failed; busbw "
+                          "999.99 GB/s is above the physical limit of 500.0 GB/s (NVLink4: "
+                          "900 GB/s per GPU both ways = 450 GB/s each way; NVLS in-switch "
+                          "reduction reaches ~490): a unit or label error, or in-network "
+                          "reduction the bound leaves out; never a rule input")]
     assert q("SELECT DISTINCT status, valid FROM core.collective_bandwidth "
              "WHERE source_file LIKE '%cut%'") == [("truncated", False)]
     assert q("SELECT count(*) FROM core.collective_bandwidth WHERE source_file LIKE "
@@ -257,6 +261,24 @@ def test_corrupt_failed_and_truncated_tests_never_feed_the_rule(tmp_path):
     assert checked(no_wrong_values, q.path) == (False, 1)
     assert checked(busbw_within_link_limits, q.path) == (False, 1)
     assert checked(avg_bus_bandwidth_matches_rows, q.path) == (False, 1)
+
+
+def test_a_busbw_above_the_links_never_becomes_the_rule_peak(tmp_path):
+    """A run with no wrong element whose 8 GiB row says 9,000 GB/s (18x NVLink4): the check
+    warns, and the row is invalid with why, so the peak is the next-best size's."""
+    files = dict(gen.nccl_tests_files())
+    path = f"{ROOT}/1-node/all_reduce_perf.log"
+    rows = printed("all_reduce", 1, gen.NVLINK_ALL_REDUCE, 8)
+    files[path] = _replace_row(files[path], 8 * GIB, {7: "9000.00"})
+    q = built(tmp_path, files)
+    assert q("SELECT valid, out_of_place_busbw_bytes_per_s FROM core.collective_bandwidth "
+             "WHERE source_file = ? AND size_bytes = ?", path, 8 * GIB) == [(False, 9e12)]
+    got = rule_row(q, "all_reduce", 1)
+    below = [r for r in rows if r[0] < 8 * GIB]
+    assert got["sizes"] == len(below)
+    assert got["peak_busbw_bytes_per_s"] == pytest.approx(
+        max(max(r[4], r[7]) for r in below) * 1e9)
+    assert checked(busbw_within_link_limits, q.path) == (False, 1)
 
 
 def test_a_nan_is_quarantined_and_never_reaches_the_rule(tmp_path):

@@ -11,6 +11,7 @@ import pytest
 from ingest.examine import examine
 from parsers.numbers import DuplicateKey, loads
 from parsers.registry import data_tables
+from samples import generate
 from schemas.invariants import (
     LOAD_WHY,
     MEAN_WHY,
@@ -126,3 +127,22 @@ def test_every_invariant_names_columns_of_its_table():
                 assert named <= present, (table.key, invariant)
     llm = next(t for t in data_tables() if t.key == RUNS)
     assert len(llm.invariants) >= 12
+
+
+SAMPLE_RUN = "mlperf/training_results_v4.0/SampleCo/results/dgxh100_n8_mxnet/resnet/result_0.txt"
+
+
+def test_a_training_run_stopped_before_its_own_evaluations_is_held_back():
+    """run_stop 1 ms after run_start (1714090290665) while the last eval_accuracy comes at
+    1714090441166: a 1-ms run would halve the 8-node score and make scaling better than
+    linear."""
+    log = generate.all_files()[SAMPLE_RUN]
+    assert examine(text_file(SAMPLE_RUN, log)).status == "loaded"
+    cut = log.replace('"time_ms": 1714090441265, "event_type": "INTERVAL_END", "key": "run_stop"',
+                      '"time_ms": 1714090290666, "event_type": "INTERVAL_END", "key": "run_stop"')
+    assert cut != log
+    outcome = examine(text_file(SAMPLE_RUN, cut))
+    assert outcome.status == "rejected"
+    assert [p.reason for p in outcome.problems] == [
+        "run_stop_epoch_ms=1714090290666.0 is below last_eval_epoch_ms=1714090441166.0 "
+        "(MLLOG's events come in order: init, run start, evaluations, run stop)"]

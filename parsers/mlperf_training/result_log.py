@@ -78,7 +78,7 @@ class Scan:
 
 class MlperfTrainingResult:
     format = "mlperf_training_result"
-    version = 2  # 2: round_source
+    version = 3  # 2: round_source; 3: last_eval_epoch_ms
     tables = (MLPERF_TRAINING_RESULTS,)
 
     def sniff(self, src: SourceFile) -> bool:
@@ -308,6 +308,7 @@ def _eval(scan: Scan, row: _Row) -> None:
                             "run?): eval_accuracy_last left NULL")
         accuracy = None
     row.values.update(
+        last_eval_epoch_ms=last.time_ms,
         eval_accuracy_key=last.key,
         eval_accuracy_last=accuracy,
         eval_epoch_num=row.count("eval_epoch_num", last.metadata.get("epoch_num"),

@@ -60,7 +60,7 @@ measured AS (
     FROM {COLLECTIVE_BANDWIDTH.qualified}
 ),
 bounds AS (
-    SELECT m.*, l.limit_bytes_per_s AS bound, l.link || ': ' || l.why AS why
+    SELECT m.*, l.limit_bytes_per_s AS bound, l.why AS why  -- each why names its link
     FROM measured m JOIN gpu_links l ON regexp_matches(m.gpu_model, l.pattern, 'i')
     UNION ALL
     SELECT *, node_bytes_per_s * CASE operation
@@ -83,11 +83,30 @@ lowest AS (
 )
 SELECT m.source_file, m.test_index, m.operation, m.gpu_model, m.gpus, m.nodes, m.network,
        m.size_bytes, m.busbw / 1e9 AS busbw_gb_per_s, l.bound / 1e9 AS limit_gb_per_s,
-       l.reason
+       l.reason, m.source_line
 FROM measured m JOIN lowest l USING (source_file, test_index, source_line)
 WHERE m.busbw > l.bound
 ORDER BY m.busbw / l.bound DESC, m.source_file, m.test_index, m.size_bytes
 """
+
+
+_MARK = f"""
+UPDATE {COLLECTIVE_BANDWIDTH.qualified} AS c
+SET valid = false,
+    invalid_reason = concat_ws('; ', c.invalid_reason,
+        'busbw ' || round(o.busbw_gb_per_s, 2) || ' GB/s is above the physical limit of '
+        || round(o.limit_gb_per_s, 2) || ' GB/s (' || o.reason || '): a unit or label '
+        || 'error, or in-network reduction the bound leaves out; never a rule input')
+FROM ({_SQL}) AS o
+WHERE c.source_file = o.source_file AND c.test_index = o.test_index
+  AND c.source_line IS NOT DISTINCT FROM o.source_line
+"""
+
+
+def mark_over_limit() -> tuple[str, list]:
+    """An UPDATE that makes every row above its physical limit invalid, with why: such a
+    busbw never becomes a rule's plateau or peak (SQL, parameters)."""
+    return _MARK, over_limit()[1]
 
 
 def over_limit() -> tuple[str, list]:

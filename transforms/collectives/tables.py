@@ -12,6 +12,7 @@ from schemas.collectives import (
 )
 from schemas.context import REFERENCE_MODELS
 from store.store import Store
+from transforms.collectives.limits import mark_over_limit
 from transforms.derived import rebuild, replace_validated, sql
 
 # Each reference model's gradients (fp16/bf16) all-reduced over every all_reduce rule row:
@@ -31,8 +32,12 @@ ORDER BY m.parameters_billions, m.model, r.gpu_model, r.nodes, r.gpus, r.network
 
 
 def build_collective_bandwidth(store: Store, run_id: str) -> int:
-    """Replace core.collective_bandwidth; returns the rows held back (quarantined)."""
-    return rebuild(store, COLLECTIVE_BANDWIDTH, "collective_bandwidth", run_id)
+    """Replace core.collective_bandwidth; returns the rows held back (quarantined). A row
+    whose busbw passes the physical limit of its links stays, invalid, with why."""
+    with store.transaction():
+        held_back = rebuild(store, COLLECTIVE_BANDWIDTH, "collective_bandwidth", run_id)
+        store.query(*mark_over_limit())
+    return held_back
 
 
 def build_collective_sizing(store: Store, run_id: str) -> tuple[int, int]:
