@@ -128,7 +128,8 @@ DEPS = {
                                "tf_cnn_benchmark_metrics", "file_context", "ingested_files"),
     "core/storage_measurements": _raw("fio_jobs", "gdsio_results", "elbencho_results",
                                       "mlperf_storage_results", "mlperf_storage_report_runs",
-                                      "file_context", "ingested_files"),
+                                      "mlperf_storage_checkpoints", "file_context",
+                                      "ingested_files"),
     "sizing/inference_optimal_concurrency": INFERENCE_INPUTS | _raw("slo_policies"),
     "sizing/gpu_memory_per_model": INFERENCE_INPUTS | _raw("reference_models"),
     "sizing/gpu_memory_rule": {"sizing/gpu_memory_per_model"},
@@ -279,24 +280,29 @@ _TEMP_TABLE = re.compile(r"\s*CREATE OR REPLACE TEMP TABLE \w+ AS (SELECT .*)", 
 
 def _selects(sql: str) -> list[str]:
     """The SELECT statements in `sql`: itself, the query of a temporary table a derived
-    table is built through (transforms/derived.py), or the subqueries of a DELETE or
-    INSERT."""
+    table is built through (transforms/derived.py), or the subqueries of a DELETE, INSERT or
+    UPDATE: each outermost parenthesised query (WITH or SELECT) whole, and a SELECT outside
+    any parenthesis to the end."""
     temp = _TEMP_TABLE.fullmatch(sql)
     if temp:
         return [temp.group(1)]
     if "Only SELECT" not in _serialized(sql).get("error_message", ""):
         return [sql]
-    found = []
-    for match in re.finditer(r"\bSELECT\b", sql, re.I):
-        start, end = match.start(), len(sql)
-        if sql[:start].rstrip().endswith("("):
-            depth = 1
-            for i in range(start, len(sql)):
-                depth += {"(": 1, ")": -1}.get(sql[i], 0)
-                if depth == 0:
-                    end = i
-                    break
-        found.append(sql[start:end])
+    found: list[str] = []
+    taken = -1  # the end of the last query taken: queries inside it are part of it
+    for match in re.finditer(r"\(\s*(?=(?:WITH|SELECT)\b)|\bSELECT\b", sql, re.I):
+        if match.start() < taken:
+            continue
+        if not match.group().startswith("("):
+            found.append(sql[match.start():])
+            break
+        depth = 0
+        for i in range(match.start(), len(sql)):
+            depth += {"(": 1, ")": -1}.get(sql[i], 0)
+            if depth == 0:
+                found.append(sql[match.end():i])
+                taken = i
+                break
     return found
 
 
@@ -364,8 +370,8 @@ def test_every_asset_reads_exactly_what_it_declares(paths, monkeypatch):
         assert read - own <= declared, f"{op} reads undeclared {sorted(read - own - declared)}"
         assert declared - {"raw_root"} <= read, f"{op} declares unread {sorted(declared - read)}"
         checked.add(op)
-    # the raw step, 7 core steps, 12 sizing steps, the report
-    assert len(checked) == 21
+    # the raw step, 8 core steps, 12 sizing steps, the report
+    assert len(checked) == 22
 
 
 def _run(raw: Path, warehouse: Path) -> dg.ExecuteInProcessResult:

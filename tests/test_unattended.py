@@ -213,7 +213,7 @@ def test_a_failing_rebuild_keeps_the_last_good_table_and_says_it_is_stale(raw, t
     assert status == [("stale", "ValueError: Type DOUBLE with value nan can't be cast")]
     assert query(warehouse, "SELECT count(*) FROM core.inference_measurements") == [(74,)]
     html = (tmp_path / "reports" / "sizing-report.html").read_text()
-    assert '<h3 class="bad">Stale tables (4)</h3>' in html  # the four storage sizing tables
+    assert '<h3 class="bad">Stale tables (5)</h3>' in html  # the five storage sizing tables
     assert "ValueError: Type DOUBLE with value nan can&#x27;t be cast" in html
 
     monkeypatch.undo()  # fixed: the next run rebuilds it though no file changed
@@ -352,7 +352,7 @@ def test_after_a_no_op_every_check_shows_its_verdict_carried_over(raw, tmp_path,
     noop = instance.get_runs(limit=1)[0]
     assert query(warehouse, "SELECT data_changed FROM raw.ingestion_runs ORDER BY started_at"
                  ) == [(True,), (False,)]
-    assert set(after) == set(before) and len(after) == 66
+    assert set(after) == set(before) and len(after) == 68
     for name, (run_id, evaluation) in after.items():
         assert run_id == noop.run_id, f"{name} was not reported by the no-op run"
         assert isinstance(evaluation, dg.AssetCheckEvaluation), f"{name}: no verdict"

@@ -41,8 +41,10 @@ from transforms.storage.tables import (
 STORAGE_KEY = key(STORAGE_MEASUREMENTS)
 TRAINING_RUNS_KEY = table_key(TRAINING_RUNS)
 
+# the checkpointing runs too: a submitter's systems are named from all its runs' folders
+# (transforms/storage/mlperf.py)
 _INPUTS = (FIO_JOBS, GDSIO_RESULTS, ELBENCHO_RESULTS, MLPERF_STORAGE_RESULTS,
-           MLPERF_STORAGE_REPORT_RUNS, FILE_CONTEXT, INGESTED_FILES)
+           MLPERF_STORAGE_REPORT_RUNS, MLPERF_STORAGE_CHECKPOINTS, FILE_CONTEXT, INGESTED_FILES)
 
 
 @dg.asset(key=STORAGE_KEY, group_name="core", kinds={"duckdb"}, code_version=STORAGE,

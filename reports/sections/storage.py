@@ -42,6 +42,10 @@ CHECKPOINT = ("model", "parameters_billions", "bytes_per_parameter",
               "bytes_per_parameter_source", "checkpoint_bytes", "storage_system",
               "write_bandwidth_bytes_per_s", "write_seconds", "tool", "transfer", "jobs",
               "source_file")
+MEASURED_CHECKPOINT = ("storage_system", "model", "runs", "processes", "checkpoint_bytes",
+                       "save_bandwidth_bytes_per_s", "save_seconds", "load_bandwidth_bytes_per_s",
+                       "load_seconds", "measured_bytes_per_parameter", "bytes_per_parameter",
+                       "source_files")
 TO_ADD_STORAGE = ("Add fio (--output-format=json), gdsio, elbencho or MLPerf Storage results "
                   "under raw/storage/<system>/, with a run.yaml naming storage_system.")
 CONFIG = ("model", "dataset", "gpu_model", "precision", "virtualization")
@@ -291,4 +295,25 @@ def _checkpoints(store: Store, section: Section) -> None:
         Col("jobs", "workers"),
         Col("source_file", "evidence", lambda v: text(v, ""), "evidence")])))
     section.gap("Checkpoint write times assume one writer at the best sequential write "
-                "bandwidth measured; sharded writes from many hosts were not measured.")
+                "bandwidth measured, or MLPerf Storage's sharded save where one was measured.")
+    _measured_checkpoints(store, section)
+
+
+def _measured_checkpoints(store: Store, section: Section) -> None:
+    """MLPerf Storage's checkpointing runs: what saving and restoring a model took."""
+    rows = read(store, "sizing", "checkpoint_bandwidth", MEASURED_CHECKPOINT,
+                order_by=["model", "storage_system"])
+    if not has_rows(rows):
+        return
+    assert rows is not None
+    section.add("<h3>Checkpoint save and restore, measured (MLPerf Storage)</h3>")
+    section.add(table(rows, [
+        Col("storage_system", "storage"), Col("model"), Col("runs"),
+        Col("processes", "processes"), Col("checkpoint_bytes", "checkpoint (GB)", giga),
+        Col("save_bandwidth_bytes_per_s", "save (GB/s)", giga),
+        Col("save_seconds", "save stall (s)"),
+        Col("load_bandwidth_bytes_per_s", "restore (GB/s)", giga),
+        Col("load_seconds", "restore (s)"),
+        Col("measured_bytes_per_parameter", "bytes per parameter, measured"),
+        Col("bytes_per_parameter", "bytes per parameter, assumed"),
+        Col("source_files", "evidence", lambda v: text(v, ""), "evidence")]))
