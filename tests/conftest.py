@@ -19,6 +19,13 @@ CORPUS = Path(
 ).resolve()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """`make test` exports the operator's DAGSTER_HOME (`.dagster/`, the one `make ui`
+    shows): tests must not record their runs there. Without it a run uses an ephemeral
+    instance; a test that needs a persistent one sets its own under tmp_path."""
+    os.environ.pop("DAGSTER_HOME", None)
+
+
 @pytest.fixture
 def raw(tmp_path: Path) -> Path:
     """The sample raw root (samples/generate.py), written afresh for the test."""

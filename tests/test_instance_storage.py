@@ -5,6 +5,7 @@ WAL file is left once the instance is disposed of; a process keeps few connectio
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 import time
@@ -108,3 +109,9 @@ def test_the_ui_sees_a_run_s_events_as_they_are_written(home):
 def _message(run_id: str, text: str) -> EventLogEntry:
     return EventLogEntry(error_info=None, level="INFO", user_message=text, run_id=run_id,
                          timestamp=time.time())
+
+
+def test_tests_never_record_runs_in_the_operators_dagster_instance():
+    """`make test` exports DAGSTER_HOME=.dagster for `make ui`; the suite drops it
+    (tests/conftest.py), so its runs never appear in the operator's runs list."""
+    assert "DAGSTER_HOME" not in os.environ
