@@ -337,3 +337,39 @@ def test_the_installed_script():
                              "--gpus-per-server", "8"], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def _plan_rows(text: str) -> list[dict[str, str]]:
+    """The rows of the first Markdown table `sizing plan` prints."""
+    lines = [line for line in text.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = []
+    for line, after in zip(lines[2:], [*lines[3:], ""], strict=True):
+        if set(after) <= {"|", "-"} and after:  # `line` heads the next table
+            break
+        rows.append(dict(zip(header, [c.strip() for c in line.strip("|").split("|")],
+                             strict=True)))
+    return rows
+
+
+@pytest.mark.parametrize(("knee", "concurrency", "instances"), [
+    ("0.01", "1", "4"),  # every level reaches 1 % of its sweep's peak: the smallest, 1
+    ("0.95", "4", "1"),  # a: 40/s peak, 38 needed -> 4; b: 33/s peak, 31.35 needed -> 4
+    ("1", "4", "1"),
+])
+def test_any_knee_in_range_plans(tmp_path, capsys, knee, concurrency, instances):
+    """Two configurations of m1 on G1, each measured at 1 and 4 users; 4 users demanded."""
+    path = tmp_path / "two.duckdb"
+    con = connect(path)
+    Store(con).ensure([INFERENCE_MEASUREMENTS, REFERENCE_GPUS])
+    for variant, c, rate in (("a", 1, 10.0), ("a", 4, 40.0), ("b", 1, 30.0), ("b", 4, 33.0)):
+        con.execute(f"INSERT INTO {INFERENCE_MEASUREMENTS.qualified} (model, config_variant, "
+                    "gpu_model, system, concurrency, throughput_per_s, batch_size, "
+                    "latency_p95_ms, source_file) VALUES ('m1', ?, 'G1', 's', ?, ?, 1, 5.0, "
+                    "'x.csv')", [variant, c, rate])
+    con.close()
+    code = main(["plan", "--demand", "m1=4", *GPU, "--knee", knee, "--warehouse", str(path)])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    [row] = _plan_rows(out.out)
+    assert (row["optimal_concurrency"], row["instances"]) == (concurrency, instances)
