@@ -114,6 +114,11 @@ CASES = [
      {"SIZING_MAX_PARSE_SECONDS": "inf"}),
     ("ingest: warehouse from the environment is a folder", ["ingest", "--raw", "{dir}"],
      {"SIZING_WAREHOUSE": "{dir}"}),
+    ("ingest: warehouse inside the raw root", [*RAW, "--warehouse", "{dir}/w.duckdb"], {}),
+    ("ingest: warehouse deep inside the raw root", ["ingest", "--raw", "{tmp}", "--warehouse",
+                                                    "{dir}/sub/w.duckdb"], {}),
+    ("ingest: raw root from the environment holds the warehouse", ["ingest"],
+     {"SIZING_RAW_DIR": "{tmp}", "SIZING_WAREHOUSE": "{tmp}/w.duckdb"}),
     # check
     ("check: no file", ["check"], {}),
     ("check: missing file", ["check", "{missing}"], {}),
@@ -202,6 +207,23 @@ CASES = [
      LAKE_DATA),
     ("ingest: lake unreachable", [*RAW, "--warehouse", LAKE], LAKE_DATA),
     ("query: warehouse empty string", ["query", "SELECT 1", "--warehouse", ""], {}),
+    ("query: timeout negative", ["query", "SELECT 1", "--timeout=-1", *TINY], {}),
+    ("query: timeout nan", ["query", "SELECT 1", "--timeout", "nan", *TINY], {}),
+    ("query: timeout inf", ["query", "SELECT 1", "--timeout", "inf", *TINY], {}),
+    ("query: timeout text", ["query", "SELECT 1", "--timeout", "soon", *TINY], {}),
+    ("query: max rows negative", ["query", "SELECT 1", "--max-rows=-1", *TINY], {}),
+    ("query: max rows fraction", ["query", "SELECT 1", "--max-rows", "1.5", *TINY], {}),
+    ("query: max rows huge", ["query", "SELECT 1", "--max-rows", "9" * 5000, *TINY], {}),
+    ("query: memory limit without unit", ["query", "SELECT 1", "--memory-limit", "100",
+                                          *TINY], {}),
+    ("query: memory limit a share", ["query", "SELECT 1", "--memory-limit", "80%", *TINY], {}),
+    ("query: memory limit empty", ["query", "SELECT 1", "--memory-limit", "", *TINY], {}),
+    ("query: timeout from the environment", ["query", "SELECT 1", *TINY],
+     {"SIZING_QUERY_TIMEOUT_S": "soon"}),
+    ("query: max rows from the environment", ["query", "SELECT 1", *TINY],
+     {"SIZING_QUERY_MAX_ROWS": "-3"}),
+    ("query: memory limit from the environment", ["query", "SELECT 1", *TINY],
+     {"SIZING_QUERY_MEMORY_LIMIT": "lots"}),
     ("query: --as-of on a DuckDB file", ["query", "SELECT 1", "--as-of", "3", *TINY], {}),
     ("query: --as-of neither snapshot nor time", ["query", "SELECT 1", "--as-of", "yesterday",
                                                   *TINY], {}),
@@ -373,3 +395,38 @@ def test_any_knee_in_range_plans(tmp_path, capsys, knee, concurrency, instances)
     assert code == 0, out.err
     [row] = _plan_rows(out.out)
     assert (row["optimal_concurrency"], row["instances"]) == (concurrency, instances)
+
+
+def test_a_warehouse_inside_the_raw_root_is_refused_naming_both(tmp_path, capsys,
+                                                                monkeypatch):
+    """Its own files (the warehouse, its lock, the report) would be ingested at every run,
+    and no run would ever find nothing to do."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SIZING_WAREHOUSE", raising=False)
+    (tmp_path / "raw").mkdir()
+    # the defaults arranged so: the raw root is the project folder itself
+    monkeypatch.setenv("SIZING_RAW_DIR", ".")
+    assert main(["ingest"]) == 2
+    assert capsys.readouterr().err == (
+        f"sizing ingest: warehouse {tmp_path}/warehouse/warehouse.duckdb is inside the raw "
+        f"root {tmp_path}: every run would ingest the warehouse's own files; put it outside, "
+        f"e.g. {tmp_path.parent}/warehouse/warehouse.duckdb (raw/ and warehouse/ side by "
+        "side)\n")
+    # through a symlink to the raw root
+    (tmp_path / "link").symlink_to(tmp_path / "raw")
+    assert main(["ingest", "--raw", "raw", "--warehouse", "link/w.duckdb"]) == 2
+    assert f"warehouse {tmp_path}/raw/w.duckdb is inside the raw root {tmp_path}/raw:" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "raw" / "w.duckdb").exists()
+
+
+def test_the_default_layout_keeps_the_warehouse_beside_the_raw_root(tmp_path):
+    from ingest import config
+    from store.lake import Lake
+
+    config.outside_raw_root(tmp_path / "raw", tmp_path / "warehouse" / "warehouse.duckdb")
+    config.outside_raw_root(tmp_path / "raw", tmp_path / "raw-archive" / "w.duckdb")
+    config.outside_raw_root(tmp_path / "raw", Lake("postgres:dbname=x", "s3://bucket/lake/"))
+    with pytest.raises(config.ConfigError, match="the DuckLake data path"):
+        config.outside_raw_root(tmp_path / "raw", Lake("postgres:dbname=x",
+                                                       f"{tmp_path}/raw/lake/"))
