@@ -2,11 +2,11 @@
 
 DuckDB has no statement timeout, and a statement running in the main thread hears Ctrl-C
 late or never: Python runs its signal handler between bytecodes, and DuckDB looks for a
-pending signal only now and then (a cross join sent SIGINT was not stopped within 10 s in
-2 of 3 tries, and the third ended in a RuntimeError). So the statement runs in a worker
-thread while the main thread waits in short steps, where a signal is handled at once; on
-the time limit or on KeyboardInterrupt the main thread calls `connection.interrupt()`, which
-DuckDB checks between the vectors it processes, and waits for the worker to give up.
+pending signal only now and then (docs/reliability.md has the measurements). So the
+statement runs in a worker thread while the main thread waits in short steps, where a
+signal is handled at once; on the time limit or on KeyboardInterrupt the main thread calls
+`connection.interrupt()`, which DuckDB checks between the vectors it processes, and waits
+for the worker to give up.
 
 The wait is on an Event the worker sets when it ends, never Thread.join: in Python 3.11 a
 join that Ctrl-C interrupts marks a running thread as ended (its lock is held, which
