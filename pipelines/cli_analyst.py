@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                             "2026-10-01 or '2026-10-01 12:00'")
     query.add_argument("--timeout", type=seconds_arg, metavar="SECONDS",
                        help=f"stop the query after this long (default ${config.QUERY_TIMEOUT_ENV}"
-                            f" or {DEFAULT_TIMEOUT_S:g}; 0: no limit)")
+                            f" or {DEFAULT_TIMEOUT_S:g} s; 0: no limit)")
     query.add_argument("--max-rows", type=rows_arg, metavar="N",
                        help="fetch and print at most N rows, saying when there were more "
                             f"(default ${config.QUERY_MAX_ROWS_ENV} or {DEFAULT_MAX_ROWS}; "
