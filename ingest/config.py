@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 
 from store import lake, resident
@@ -19,6 +20,9 @@ LOCK_WAIT_ENV = "SIZING_LOCK_WAIT_S"
 PARSE_WORKERS_ENV = "SIZING_PARSE_WORKERS"
 REPORT_WORKERS_ENV = "SIZING_REPORT_WORKERS"
 PARTITIONS_ENV = "SIZING_PARTITIONS"
+QUERY_TIMEOUT_ENV = "SIZING_QUERY_TIMEOUT_S"
+QUERY_MAX_ROWS_ENV = "SIZING_QUERY_MAX_ROWS"
+QUERY_MEMORY_ENV = "SIZING_QUERY_MEMORY_LIMIT"
 DEFAULT_RAW_DIR = "raw"
 # Not sizing.duckdb: DuckDB names a file's catalog after its stem, and a catalog called
 # `sizing` makes every `sizing.<table>` reference ambiguous with the `sizing` schema.
@@ -44,6 +48,28 @@ def warehouse_location(option: str | None = None) -> Path | lake.Lake:
         except lake.LakeError as exc:
             raise ConfigError(str(exc)) from None
     return warehouse_path(value)
+
+
+def outside_raw_root(raw_root: Path, warehouse: Path | lake.Lake) -> None:
+    """ConfigError when the warehouse file (or a lake's local data folder) lies under the
+    raw root: discovery would list its files (the warehouse, its WAL, staging copy, lock,
+    report) as inputs, so every run would ingest its own output and none would ever find
+    nothing to do. Refused rather than excluded from discovery: a warehouse among the raw
+    files is a mistake in the layout (by default raw/ and warehouse/ are siblings), and an
+    exclusion would hide it. Both paths are compared resolved (symlinks followed)."""
+    where = warehouse if isinstance(warehouse, Path) else \
+        Path(warehouse.data_path) if warehouse.data_path and "://" not in warehouse.data_path \
+        else None
+    if where is None:
+        return
+    root, inside = raw_root.resolve(), where.resolve()
+    if inside == root or inside.is_relative_to(root):
+        what = "warehouse" if isinstance(warehouse, Path) else \
+            f"the DuckLake data path ({lake.DATA_PATH_ENV})"
+        raise ConfigError(
+            f"{what} {inside} is inside the raw root {root}: every run would ingest the "
+            f"warehouse's own files; put it outside, e.g. "
+            f"{root.parent / DEFAULT_WAREHOUSE} (raw/ and warehouse/ side by side)")
 
 
 def local_path(where: Path | lake.Lake) -> Path:
@@ -77,6 +103,42 @@ def max_parse_seconds(option: float | None = None) -> float | None:
 
 def lock_wait_s(option: float | None = None) -> float | None:
     return option or _number(LOCK_WAIT_ENV, whole=False, least=0)
+
+
+def query_timeout_s(option: float | None = None) -> float | None:
+    """Seconds a user's query may run (0: no limit); None: neither option nor environment
+    says, the default applies (reports/query.py)."""
+    return option if option is not None else _number(QUERY_TIMEOUT_ENV, whole=False, least=0)
+
+
+def query_max_rows(option: int | None = None) -> int | None:
+    """Rows of a user's query fetched and printed (0: every row); None: the default."""
+    return option if option is not None else _whole(QUERY_MAX_ROWS_ENV, least=0)
+
+
+def query_memory_limit(option: str | None = None) -> str | None:
+    """DuckDB's memory limit for a user's query (500MB, 2GB, 1GiB); None: the default."""
+    if option is not None:
+        return memory_size(option)
+    text = os.environ.get(QUERY_MEMORY_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        return memory_size(text)
+    except ConfigError as exc:
+        raise ConfigError(f"{QUERY_MEMORY_ENV}={text!r}: {exc}") from None
+
+
+_MEMORY_SIZE = re.compile(r"\d+(\.\d+)?\s*([KMGT]i?B|B)", re.IGNORECASE)
+
+
+def memory_size(text: str) -> str:
+    """A size DuckDB's memory_limit takes, as a number and a unit (KB, MB, GB, TB: powers
+    of 1000; KiB ... TiB: of 1024), or ConfigError."""
+    if not _MEMORY_SIZE.fullmatch(text.strip()):
+        raise ConfigError(f"{text!r} is not a size: a number and a unit, e.g. 500MB, 2GB or "
+                          "1GiB")
+    return text.strip()
 
 
 def _number(name: str, whole: bool, least: int | None) -> int | float | None:

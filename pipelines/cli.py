@@ -175,6 +175,7 @@ def _ingest(args: argparse.Namespace) -> int:
             raise UsageError(f"partition {partition}: {raw_root / partition} is not a folder "
                              "of the raw root")
     limits_from_environment()
+    config.outside_raw_root(raw_root, warehouse)  # its own files would be ingested
     if isinstance(warehouse, Path):
         _warehouse_to_write(warehouse)
     else:

@@ -3,13 +3,15 @@
 All three read the warehouse read-only; none needs the raw root. A warehouse that is
 absent, not a file, not DuckDB or held by a writer, and an output path that cannot be
 written, are one line on stderr and exit 2 (pipelines/cli.py prints it); DuckDB refusing a
-query is exit 1.
+query, or a query stopped at its time or memory limit, is one line and exit 1; Ctrl-C stops
+a query with one line, exit 130.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import math
 import os
 import sys
 from pathlib import Path
@@ -18,7 +20,15 @@ from ingest import config
 from pipelines.console import UsageError, one_line, path_arg
 from reports import paths
 from reports.checks import CheckOutcome
-from reports.query import FORMATS, QueryError, WarehouseUnavailable, connect_read_only
+from reports.query import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_MEMORY_LIMIT,
+    DEFAULT_TIMEOUT_S,
+    FORMATS,
+    QueryError,
+    WarehouseUnavailable,
+    connect_read_only,
+)
 from store.lake import AsOf
 from store.store import StoreError
 
@@ -51,6 +61,16 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                             "\"FROM ducklake_snapshots('warehouse')\" lists them), "
                             "run:<ingest run id> (as that run left it) or a time, e.g. "
                             "2026-10-01 or '2026-10-01 12:00'")
+    query.add_argument("--timeout", type=seconds_arg, metavar="SECONDS",
+                       help=f"stop the query after this long (default ${config.QUERY_TIMEOUT_ENV}"
+                            f" or {DEFAULT_TIMEOUT_S:g} s; 0: no limit)")
+    query.add_argument("--max-rows", type=rows_arg, metavar="N",
+                       help="fetch and print at most N rows, saying when there were more "
+                            f"(default ${config.QUERY_MAX_ROWS_ENV} or {DEFAULT_MAX_ROWS}; "
+                            "0: every row)")
+    query.add_argument("--memory-limit", type=memory_arg, metavar="SIZE",
+                       help="memory the query may use, e.g. 500MB or 4GB (default "
+                            f"${config.QUERY_MEMORY_ENV} or {DEFAULT_MEMORY_LIMIT})")
     query.set_defaults(handler=_query)
 
     export = sub.add_parser("export", help="write the core and sizing tables as Parquet, one "
@@ -72,6 +92,34 @@ def _writable(out: Path, folder: bool) -> None:
     target = out if out.exists() else parent
     if target is not None and not os.access(target, os.W_OK):
         raise UsageError(f"--out {out}: {target} is not writable (permissions)")
+
+
+def seconds_arg(text: str) -> float:
+    """An argparse type: a finite number of seconds, at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds, at least "
+                                         "0 (0: no limit)")
+    return value
+
+
+def rows_arg(text: str) -> int:
+    """An argparse type: a whole number of rows, at least 0."""
+    if not text.strip().isdecimal() or len(text.strip()) > 12:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of rows, at "
+                                         "least 0 (0: every row)")
+    return int(text)
+
+
+def memory_arg(text: str) -> str:
+    """An argparse type: a size DuckDB's memory_limit takes."""
+    try:
+        return config.memory_size(text)
+    except config.ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def as_of_arg(text: str) -> AsOf:
@@ -127,19 +175,26 @@ def _latest_checks() -> list[CheckOutcome] | None:
 
 
 def _query(args: argparse.Namespace) -> int:
-    from reports.query import render, run
+    from reports.query import limits, render, run, truncation_note
 
     if not args.sql.strip():
         raise UsageError("an empty SQL statement")
+    within = limits(args.timeout, args.max_rows, args.memory_limit)  # ConfigError: exit 2
     try:
-        result = run(config.warehouse_location(args.warehouse), args.sql, args.as_of)
+        result = run(config.warehouse_location(args.warehouse), args.sql, args.as_of, within)
     except WarehouseUnavailable:
         raise  # a usage error: exit 2
-    except QueryError as exc:  # DuckDB refused the statement: exit 1, as always
+    except QueryError as exc:  # refused, or stopped at a limit: exit 1, as always
         print(f"sizing query: {one_line(exc)}", file=sys.stderr)
         return 1
-    if result is not None:
-        sys.stdout.write(render(result, args.format))
+    except KeyboardInterrupt:  # the query is stopped (store/interruptible.py)
+        print("sizing query: query cancelled (Ctrl-C)", file=sys.stderr)
+        return 130
+    if result.frame is not None:
+        sys.stdout.write(render(result.frame, args.format, result.truncated))
+        if result.truncated and args.format != "table":  # the table says so under it
+            sys.stdout.flush()
+            print(f"sizing query: {truncation_note(result.frame)}", file=sys.stderr)
     return 0
 
 

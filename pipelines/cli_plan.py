@@ -76,10 +76,26 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     plan.add_argument("--output-tokens", type=float, metavar="TOKENS",
                       help="output tokens per request of a MODEL=Xrps demand (default: the "
                            "serving sweep's mean)")
-    plan.add_argument("--knee", type=float, default=DEFAULT_KNEE_FRACTION,
-                      help="share of the peak throughput the optimum must reach")
+    plan.add_argument("--knee", type=knee_arg, default=DEFAULT_KNEE_FRACTION,
+                      metavar="FRACTION",
+                      help="share of the peak throughput the optimum must reach, in (0, 1] "
+                           f"(default {DEFAULT_KNEE_FRACTION:g}; 1: the peak itself, a small "
+                           "share: the smallest level measured)")
     plan.add_argument("--warehouse", help="DuckDB file to read")
     plan.set_defaults(handler=plan_command)
+
+
+def knee_arg(text: str) -> float:
+    """An argparse type: a share of the peak throughput, in (0, 1] (nan and inf refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number: a share of the peak "
+                                         "throughput, in (0, 1], e.g. 0.95") from None
+    if not 0 < value <= 1:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text}: a share of the peak throughput, in (0, 1], "
+                                         "e.g. 0.95")
+    return value
 
 
 CHAT_COLUMNS = ("model", "chat_users", "requests_per_s", "demand_output_tokens_per_s", "tool",
@@ -188,8 +204,6 @@ def scenario_of(args: argparse.Namespace) -> tuple[Scenario, list[ChatDemand]]:
     if not 1 <= args.gpus_per_server <= MAX_GPUS_PER_SERVER:
         raise UsageError(f"--gpus-per-server {args.gpus_per_server}: must be at least 1 and "
                          f"at most {MAX_GPUS_PER_SERVER:,.0f}")
-    if not 0 < args.knee <= 1:  # also refuses nan
-        raise UsageError(f"--knee {args.knee}: a share of the peak throughput, in (0, 1]")
     for option in ("tokens_per_user_per_min", "output_tokens"):
         value = getattr(args, option, None)
         if value is not None and not (math.isfinite(value) and 0 < value <= MAX_TOKENS):

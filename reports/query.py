@@ -1,47 +1,94 @@
 """`sizing query "SQL"`: one statement's result as a table, CSV, JSON or Markdown.
 
 Floats are printed to 15 significant digits in every format, which drops binary noise
-(150.76999999999998 is 150.77); `sizing export` writes the exact values.
+(150.76999999999998 is 150.77); `sizing export` writes the exact values. JSON is JSON
+(RFC 8259): NaN and ±Infinity, which it cannot hold, are written null.
 
 The warehouse is opened read-only with external access off (and the setting locked), so a
 query can neither change the warehouse nor read or write any other file: DuckDB refuses,
 and its message is shown.
+
+A query has limits (`Limits`), each an option, else an environment variable, else a
+default: it is stopped after DEFAULT_TIMEOUT_S (a cross join otherwise runs until killed),
+at most DEFAULT_MAX_ROWS rows are fetched (DuckDB stops producing the rest), and DuckDB
+may use DEFAULT_MEMORY_LIMIT (locked: the query cannot raise it). Ctrl-C stops a query at
+once (store/interruptible.py).
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 
+import duckdb
 import polars as pl
 
+from ingest import config
 from store import lake
+from store.interruptible import StatementTimeout
 from store.lake import AsOf, Lake
-from store.store import READ_STATEMENTS, Store, StoreError, connect_sandboxed
+from store.store import READ_STATEMENTS, Fetched, Store, StoreError, connect_sandboxed
 
 FORMATS = ("table", "csv", "json", "markdown")
 SIGNIFICANT_DIGITS = 15
-TABLE_ROWS = 1000  # rows the table format prints; the others print every row
+TABLE_ROWS = 1000  # rows the table format prints; the others print every row fetched
+
+# A query's limits by default. 60 s: the example queries of docs/warehouse.md take at most
+# 0.02 s on the sample warehouse (12 statements), so a minute is a runaway, not an
+# analysis; a longer one asks for more. 10,000 rows: more than a person reads, enough for a
+# script's usual extract (`sizing export` writes whole tables). 1 GB: what the largest
+# build over a 100,000-file archive needs (store.ROOMY_MEMORY_LIMIT); DuckDB's own default
+# is 80 % of the machine.
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_MAX_ROWS = 10_000
+DEFAULT_MEMORY_LIMIT = "1GB"
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout_s: float | None = DEFAULT_TIMEOUT_S  # None: no limit
+    max_rows: int | None = DEFAULT_MAX_ROWS  # None: every row
+    memory_limit: str = DEFAULT_MEMORY_LIMIT  # DuckDB's memory_limit: 500MB, 2GB, 1GiB
+
+
+def limits(timeout_s: float | None = None, max_rows: int | None = None,
+           memory_limit: str | None = None) -> Limits:
+    """The limits from the options given (None: not given), else the environment
+    (SIZING_QUERY_TIMEOUT_S, SIZING_QUERY_MAX_ROWS, SIZING_QUERY_MEMORY_LIMIT), else the
+    defaults; 0 seconds or rows is no limit. config.ConfigError names a bad variable."""
+    timeout = config.query_timeout_s(timeout_s)
+    rows = config.query_max_rows(max_rows)
+    memory = config.query_memory_limit(memory_limit)
+    return Limits(DEFAULT_TIMEOUT_S if timeout is None else (timeout or None),
+                  DEFAULT_MAX_ROWS if rows is None else (rows or None),
+                  memory or DEFAULT_MEMORY_LIMIT)
 
 
 class QueryError(Exception):
     """DuckDB refused the statement; the message says why."""
 
 
+class QueryTimeout(QueryError):
+    """The statement ran past its time limit and was stopped."""
+
+
 class WarehouseUnavailable(QueryError):
     """The warehouse cannot be opened: absent, not a file, not DuckDB, or held by a writer."""
 
 
-def connect_read_only(where: Path | Lake, as_of: AsOf | None = None) -> Store:
+def connect_read_only(where: Path | Lake, as_of: AsOf | None = None,
+                      memory_limit: str | None = None) -> Store:
     """The warehouse for a user's SQL (sandboxed: see store.connect_sandboxed), or
-    WarehouseUnavailable saying in one line why not. `as_of`: a past snapshot of a lake."""
+    WarehouseUnavailable saying in one line why not. `as_of`: a past snapshot of a lake;
+    `memory_limit`: DuckDB's, locked (None: DuckDB's default)."""
     if isinstance(where, Lake):
         try:
-            return Store(lake.connect(where, read_only=True, as_of=as_of, sandboxed=True),
-                         READ_STATEMENTS)
+            return Store(lake.connect(where, read_only=True, as_of=as_of, sandboxed=True,
+                                      memory_limit=memory_limit), READ_STATEMENTS)
         except (StoreError, lake.LakeError) as exc:
             raise WarehouseUnavailable(f"cannot read the DuckLake warehouse {where}: "
                                        f"{_first_line(exc)}") from None
@@ -55,7 +102,7 @@ def connect_read_only(where: Path | Lake, as_of: AsOf | None = None) -> Store:
     if not path.is_file():  # a folder, a FIFO (opening one would block), a device
         raise WarehouseUnavailable(f"warehouse {path} is not a regular file")
     try:
-        return Store(connect_sandboxed(path))
+        return Store(connect_sandboxed(path, memory_limit))
     except StoreError as exc:
         first = _first_line(exc)
         if "lock" in first.lower():
@@ -69,48 +116,73 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def run(path: Path | Lake, sql: str, as_of: AsOf | None = None) -> pl.DataFrame | None:
-    """The result of `sql` (the last statement's when there are several); None when the
-    statement returns nothing. WarehouseUnavailable when the warehouse cannot be opened,
-    QueryError when DuckDB refuses the statement."""
-    store = connect_read_only(path, as_of)
+def run(path: Path | Lake, sql: str, as_of: AsOf | None = None,
+        within: Limits = Limits()) -> Fetched:
+    """The result of `sql` (the last statement's when there are several; its frame None
+    when the statement returns nothing), within the limits. WarehouseUnavailable when the
+    warehouse cannot be opened; QueryError when DuckDB refuses the statement or runs out of
+    memory, QueryTimeout when it runs too long; KeyboardInterrupt (Ctrl-C) stops it."""
+    store = connect_read_only(path, as_of, within.memory_limit)
     try:
-        return store.statement(sql)
+        return store.statement(sql, within.max_rows, within.timeout_s)
+    except StatementTimeout as exc:
+        raise QueryTimeout(f"{exc} (--timeout SECONDS or {config.QUERY_TIMEOUT_ENV} raises "
+                           "the limit; 0: none)") from None
     except StoreError as exc:
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            raise QueryError(f"{_first_line(exc)} (a query may use {within.memory_limit}: "
+                             f"--memory-limit SIZE or {config.QUERY_MEMORY_ENV} raises it)"
+                             ) from None
         raise QueryError(str(exc)) from None
     finally:
-        store.con.close()
+        store.close()
 
 
-def render(frame: pl.DataFrame, fmt: str) -> str:
+def render(frame: pl.DataFrame, fmt: str, truncated: bool = False) -> str:
+    """The rows in a format; `truncated`: they are the first of a longer result (the table
+    says so under it; the other formats carry data only)."""
     frame = frame.with_columns(
         pl.Series(c, [_noise_free(v) for v in frame[c].to_list()], dtype=t)
         for c, t in frame.schema.items() if t in (pl.Float32, pl.Float64))
     if fmt == "csv":
         return _flat(frame).write_csv()
     if fmt == "json":
+        # allow_nan=False: _plain writes a non-finite float null; one that slipped by
+        # would be an error here, never a bare NaN a JSON reader refuses
         return json.dumps([{k: _plain(v) for k, v in row.items()}
                            for row in frame.iter_rows(named=True)], indent=1,
-                          ensure_ascii=False) + "\n"
+                          ensure_ascii=False, allow_nan=False) + "\n"
     if fmt == "markdown":
         return markdown(frame)
-    return table(frame)
+    return table(frame, truncated)
 
 
-def table(frame: pl.DataFrame) -> str:
+def table(frame: pl.DataFrame, truncated: bool = False) -> str:
     shown = frame.head(TABLE_ROWS)
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=80,
                    tbl_hide_dataframe_shape=True, fmt_float="mixed"):
         text = str(shown)
     rows = f"{frame.height} row{'s' if frame.height != 1 else ''}"
+    if truncated:
+        rows = f"first {rows} of a longer result: {MORE_ROWS}"
     if frame.height > TABLE_ROWS:
-        rows += f", first {TABLE_ROWS} shown: --format csv prints every row"
+        rows += f"; first {TABLE_ROWS} shown: --format csv prints every row"
     return f"{text}\n({rows})\n"
+
+
+MORE_ROWS = f"--max-rows N fetches more ({config.QUERY_MAX_ROWS_ENV}; 0: every row)"
+
+
+def truncation_note(frame: pl.DataFrame) -> str:
+    """What stderr says when a CSV, JSON or Markdown result was cut."""
+    return f"first {frame.height} rows of a longer result printed: {MORE_ROWS}"
 
 
 def markdown(frame: pl.DataFrame) -> str:
     def cell(value: object) -> str:
-        text = "" if value is None else str(_plain(value))
+        shown = value if isinstance(value, float) and not math.isfinite(value) \
+            else _plain(value)  # nan and inf printed as such: Markdown is not JSON
+        text = "" if value is None else str(shown)
         return text.replace("|", "\\|").replace("\n", " ")
 
     lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
@@ -127,15 +199,16 @@ def _noise_free(value: float | None) -> float | None:
 
 
 def _plain(value: object) -> object:
-    """A value JSON can carry: dates and times as ISO 8601, decimals as numbers."""
+    """A value JSON can carry: dates and times as ISO 8601, decimals as numbers, NaN and
+    ±Infinity as None (null: JSON has no such numbers)."""
     if isinstance(value, datetime | date | time):
         return value.isoformat()
     if isinstance(value, timedelta):
         return value.total_seconds()
     if isinstance(value, Decimal):
-        return _noise_free(float(value))
+        return _plain(float(value))
     if isinstance(value, float):
-        return _noise_free(value)
+        return _noise_free(value) if math.isfinite(value) else None
     if isinstance(value, list):
         return [_plain(v) for v in value]
     if isinstance(value, dict):

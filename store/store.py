@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from schemas.ledger import INGESTED_FILES
 from schemas.spec import Table, quote_ident, quote_literal
+from store.interruptible import Interruptible
 from store.resident import usable_cores
 
 SCHEMAS = ("raw", "core", "sizing")
@@ -72,11 +73,15 @@ def writer_threads() -> int:
     return max(1, usable_cores() - 1)
 
 
-def connect_sandboxed(path: Path) -> duckdb.DuckDBPyConnection:
+def connect_sandboxed(path: Path, memory_limit: str | None = None
+                      ) -> duckdb.DuckDBPyConnection:
     """Read-only, with external access off and the setting locked: a user's query can
-    neither change the warehouse nor read or write any other file."""
+    neither change the warehouse nor read or write any other file, nor raise its own
+    `memory_limit` (None: DuckDB's default, 80 % of the machine)."""
+    limit = {} if memory_limit is None else {"memory_limit": memory_limit}
     return duckdb.connect(str(path), read_only=True,
-                          config={"enable_external_access": False, "lock_configuration": True})
+                          config={"enable_external_access": False, "lock_configuration": True,
+                                  **limit})
 
 
 @contextmanager
@@ -93,6 +98,14 @@ def read_only(path: Path, sandboxed: bool = False) -> Iterator[Store]:
 READ_STATEMENTS = frozenset({"SELECT", "EXPLAIN", "CALL"})
 
 
+@dataclass(frozen=True)
+class Fetched:
+    """A user's statement's result: its rows (None when it returns none), the first
+    `max_rows` of them when `truncated`."""
+    frame: pl.DataFrame | None
+    truncated: bool = False
+
+
 class Store:
     def __init__(self, con: duckdb.DuckDBPyConnection,
                  allowed_statements: frozenset[str] | None = None):
@@ -104,6 +117,13 @@ class Store:
         # tables this connection made sure of: a run ensures the same ones at every step,
         # and reading the catalog costs 40 ms a time on a lake (metadata in PostgreSQL)
         self._ensured: set[tuple[str, tuple[str, ...], tuple[str, ...]]] = set()
+        self._statements = Interruptible(con)  # user SQL: a time limit and Ctrl-C stop it
+
+    def close(self) -> None:
+        """Close the connection, unless a user's statement that was interrupted never
+        gave up (DuckDB would lose it from under its thread: the process's exit ends it)."""
+        if not self._statements.running:
+            self.con.close()
 
     def ensure(self, tables: Iterable[Table]) -> set[str]:
         """Create missing schemas and tables; a table whose columns changed is recreated.
@@ -180,6 +200,7 @@ class Store:
         between two steps); what this store ensured stays true of it."""
         assert not self.in_transaction(), "a transaction would be lost"
         self.con = con
+        self._statements = Interruptible(con)
 
     def with_room(self, call: Callable[[], T],
                   on_retry: Callable[[str], None] | None = None) -> T:
@@ -345,21 +366,38 @@ class Store:
         self.insert(table, changed)
         return changed.height
 
-    def statement(self, sql: str) -> pl.DataFrame | None:
-        """The result of user SQL (the last statement's when there are several), None when
-        it returns nothing."""
+    def statement(self, sql: str, max_rows: int | None = None,
+                  timeout_s: float | None = None) -> Fetched:
+        """The result of user SQL (the last statement's when there are several): at most
+        `max_rows` rows of it (None: all), fetched as DuckDB produces them, so a larger
+        result is neither computed nor held whole. StatementTimeout after `timeout_s`
+        (None: no limit); Ctrl-C stops it too (store/interruptible.py)."""
         if self.allowed_statements is not None:
             for parsed in self.con.extract_statements(sql):
                 if parsed.type.name not in self.allowed_statements:
                     raise duckdb.PermissionException(
                         f"{parsed.type.name} is refused here: a query of this warehouse may "
                         f"only read ({', '.join(sorted(self.allowed_statements))})")
+        return self._statements.run(lambda: self._fetch(sql, max_rows), timeout_s)
+
+    def _fetch(self, sql: str, max_rows: int | None) -> Fetched:
         relation = self.con.sql(sql)
         if relation is None:
-            return None
-        result = pl.from_arrow(relation.to_arrow_table())
-        assert isinstance(result, pl.DataFrame)
-        return result
+            return Fetched(None)
+        if max_rows is None:
+            return Fetched(_frame(relation.to_arrow_table()))
+        reader = relation.to_arrow_reader(min(QUERY_BATCH_ROWS, max_rows + 1))
+        try:
+            batches, rows = [], 0
+            for batch in reader:  # one row past the cap tells a cut result from a whole one
+                batches.append(batch)
+                rows += batch.num_rows
+                if rows > max_rows:
+                    break
+        finally:
+            reader.close()
+        table = pa.Table.from_batches(batches, schema=reader.schema)
+        return Fetched(_frame(table.slice(0, max_rows)), truncated=rows > max_rows)
 
     def query(self, sql: str, params: list | None = None) -> pl.DataFrame:
         """The whole result as one frame, read from DuckDB a batch at a time: DuckDB does

@@ -114,6 +114,11 @@ CASES = [
      {"SIZING_MAX_PARSE_SECONDS": "inf"}),
     ("ingest: warehouse from the environment is a folder", ["ingest", "--raw", "{dir}"],
      {"SIZING_WAREHOUSE": "{dir}"}),
+    ("ingest: warehouse inside the raw root", [*RAW, "--warehouse", "{dir}/w.duckdb"], {}),
+    ("ingest: warehouse deep inside the raw root", ["ingest", "--raw", "{tmp}", "--warehouse",
+                                                    "{dir}/sub/w.duckdb"], {}),
+    ("ingest: raw root from the environment holds the warehouse", ["ingest"],
+     {"SIZING_RAW_DIR": "{tmp}", "SIZING_WAREHOUSE": "{tmp}/w.duckdb"}),
     # check
     ("check: no file", ["check"], {}),
     ("check: missing file", ["check", "{missing}"], {}),
@@ -202,6 +207,23 @@ CASES = [
      LAKE_DATA),
     ("ingest: lake unreachable", [*RAW, "--warehouse", LAKE], LAKE_DATA),
     ("query: warehouse empty string", ["query", "SELECT 1", "--warehouse", ""], {}),
+    ("query: timeout negative", ["query", "SELECT 1", "--timeout=-1", *TINY], {}),
+    ("query: timeout nan", ["query", "SELECT 1", "--timeout", "nan", *TINY], {}),
+    ("query: timeout inf", ["query", "SELECT 1", "--timeout", "inf", *TINY], {}),
+    ("query: timeout text", ["query", "SELECT 1", "--timeout", "soon", *TINY], {}),
+    ("query: max rows negative", ["query", "SELECT 1", "--max-rows=-1", *TINY], {}),
+    ("query: max rows fraction", ["query", "SELECT 1", "--max-rows", "1.5", *TINY], {}),
+    ("query: max rows huge", ["query", "SELECT 1", "--max-rows", "9" * 5000, *TINY], {}),
+    ("query: memory limit without unit", ["query", "SELECT 1", "--memory-limit", "100",
+                                          *TINY], {}),
+    ("query: memory limit a share", ["query", "SELECT 1", "--memory-limit", "80%", *TINY], {}),
+    ("query: memory limit empty", ["query", "SELECT 1", "--memory-limit", "", *TINY], {}),
+    ("query: timeout from the environment", ["query", "SELECT 1", *TINY],
+     {"SIZING_QUERY_TIMEOUT_S": "soon"}),
+    ("query: max rows from the environment", ["query", "SELECT 1", *TINY],
+     {"SIZING_QUERY_MAX_ROWS": "-3"}),
+    ("query: memory limit from the environment", ["query", "SELECT 1", *TINY],
+     {"SIZING_QUERY_MEMORY_LIMIT": "lots"}),
     ("query: --as-of on a DuckDB file", ["query", "SELECT 1", "--as-of", "3", *TINY], {}),
     ("query: --as-of neither snapshot nor time", ["query", "SELECT 1", "--as-of", "yesterday",
                                                   *TINY], {}),
@@ -337,3 +359,74 @@ def test_the_installed_script():
                              "--gpus-per-server", "8"], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def _plan_rows(text: str) -> list[dict[str, str]]:
+    """The rows of the first Markdown table `sizing plan` prints."""
+    lines = [line for line in text.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = []
+    for line, after in zip(lines[2:], [*lines[3:], ""], strict=True):
+        if set(after) <= {"|", "-"} and after:  # `line` heads the next table
+            break
+        rows.append(dict(zip(header, [c.strip() for c in line.strip("|").split("|")],
+                             strict=True)))
+    return rows
+
+
+@pytest.mark.parametrize(("knee", "concurrency", "instances"), [
+    ("0.01", "1", "4"),  # every level reaches 1 % of its sweep's peak: the smallest, 1
+    ("0.95", "4", "1"),  # a: 40/s peak, 38 needed -> 4; b: 33/s peak, 31.35 needed -> 4
+    ("1", "4", "1"),
+])
+def test_any_knee_in_range_plans(tmp_path, capsys, knee, concurrency, instances):
+    """Two configurations of m1 on G1, each measured at 1 and 4 users; 4 users demanded."""
+    path = tmp_path / "two.duckdb"
+    con = connect(path)
+    Store(con).ensure([INFERENCE_MEASUREMENTS, REFERENCE_GPUS])
+    for variant, c, rate in (("a", 1, 10.0), ("a", 4, 40.0), ("b", 1, 30.0), ("b", 4, 33.0)):
+        con.execute(f"INSERT INTO {INFERENCE_MEASUREMENTS.qualified} (model, config_variant, "
+                    "gpu_model, system, concurrency, throughput_per_s, batch_size, "
+                    "latency_p95_ms, source_file) VALUES ('m1', ?, 'G1', 's', ?, ?, 1, 5.0, "
+                    "'x.csv')", [variant, c, rate])
+    con.close()
+    code = main(["plan", "--demand", "m1=4", *GPU, "--knee", knee, "--warehouse", str(path)])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    [row] = _plan_rows(out.out)
+    assert (row["optimal_concurrency"], row["instances"]) == (concurrency, instances)
+
+
+def test_a_warehouse_inside_the_raw_root_is_refused_naming_both(tmp_path, capsys,
+                                                                monkeypatch):
+    """Its own files (the warehouse, its lock, the report) would be ingested at every run,
+    and no run would ever find nothing to do."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SIZING_WAREHOUSE", raising=False)
+    (tmp_path / "raw").mkdir()
+    # the defaults arranged so: the raw root is the project folder itself
+    monkeypatch.setenv("SIZING_RAW_DIR", ".")
+    assert main(["ingest"]) == 2
+    assert capsys.readouterr().err == (
+        f"sizing ingest: warehouse {tmp_path}/warehouse/warehouse.duckdb is inside the raw "
+        f"root {tmp_path}: every run would ingest the warehouse's own files; put it outside, "
+        f"e.g. {tmp_path.parent}/warehouse/warehouse.duckdb (raw/ and warehouse/ side by "
+        "side)\n")
+    # through a symlink to the raw root
+    (tmp_path / "link").symlink_to(tmp_path / "raw")
+    assert main(["ingest", "--raw", "raw", "--warehouse", "link/w.duckdb"]) == 2
+    assert f"warehouse {tmp_path}/raw/w.duckdb is inside the raw root {tmp_path}/raw:" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "raw" / "w.duckdb").exists()
+
+
+def test_the_default_layout_keeps_the_warehouse_beside_the_raw_root(tmp_path):
+    from ingest import config
+    from store.lake import Lake
+
+    config.outside_raw_root(tmp_path / "raw", tmp_path / "warehouse" / "warehouse.duckdb")
+    config.outside_raw_root(tmp_path / "raw", tmp_path / "raw-archive" / "w.duckdb")
+    config.outside_raw_root(tmp_path / "raw", Lake("postgres:dbname=x", "s3://bucket/lake/"))
+    with pytest.raises(config.ConfigError, match="the DuckLake data path"):
+        config.outside_raw_root(tmp_path / "raw", Lake("postgres:dbname=x",
+                                                       f"{tmp_path}/raw/lake/"))

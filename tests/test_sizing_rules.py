@@ -101,6 +101,23 @@ def test_each_sweep_has_its_own_peak_and_knee():
     assert [r["source_files"] for r in rows[::2]] == ["m.csv", "m.csv", "r.csv"]
 
 
+
+@pytest.mark.parametrize("knee", [0.01, 0.95])
+def test_every_level_at_the_knee_picks_each_sweeps_own_smallest_level(knee):
+    # at 0.01 every level of these sweeps reaches the knee; at 0.95 the flat ones all do
+    # (their slowest level, 98/s, is above 0.95 x 100); polars's filter().sort_by().first()
+    # took an index from the wrong sweep, or out of bounds, in that case
+    flat = {c: (x, *rest) for c, x, *rest in ((2, 98.0, 9.0, 900.0, 40.0),
+                                               (4, 100.0, 12.0, 950.0, 60.0))}
+    sweeps = [measurements(model="x", sweep={c: (v[0] * 2, *v[1:]) for c, v in flat.items()}),
+              measurements(model="y", sweep={c: (v[0] * 3, *v[1:]) for c, v in flat.items()})]
+    if knee == 0.01:
+        sweeps.insert(0, measurements())
+    rows = optimal_table(pl.concat(sweeps), [NO_LIMIT], knee)
+    found = [(r["model"], r["optimal_concurrency"], r["throughput_per_s"]) for r in rows]
+    assert found == ([("m", 1, 100.0)] if knee == 0.01 else []) + [("x", 2, 196.0),
+                                                                   ("y", 2, 294.0)]
+
 def test_parameters_from_explicit_names_only():
     assert parameters_from_name("gpt_20b_trtllm") == 20.0
     assert parameters_from_name("opt-1.3B") == 1.3

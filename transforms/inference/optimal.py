@@ -72,12 +72,14 @@ def optima(per_level: pl.DataFrame, by: list[str], slo: Slo, knee_fraction: floa
     if slo.column is not None:
         eligible = eligible & (pl.col(slo.column) <= slo.max_latency_ms)
     at_knee = eligible & (throughput >= knee_fraction * throughput.filter(eligible).max())
+    # the smallest level at the knee, picked by a filter and min(), not filter().sort_by()
+    # .first(): polars 2.1 gives that an index from the wrong group, or out of bounds, when
+    # every level of every sweep reaches the knee (a knee of 0.01; flat sweeps at 0.95)
+    smallest = at_knee & (pl.col("concurrency") == pl.col("concurrency").filter(at_knee).min())
     latency = pl.col(slo.column) if slo.column is not None else pl.lit(None, pl.Float64)
     sweeps = (
         per_level.with_row_index("_level").group_by(by, maintain_order=True)
-        .agg(pl.col("_level").filter(at_knee)
-             .sort_by(pl.col("concurrency").filter(at_knee), maintain_order=True).first()
-             .alias("_optimum"),
+        .agg(pl.col("_level").filter(smallest).min().alias("_optimum"),
              throughput.filter(eligible).max().alias("_peak"),
              eligible.sum().alias("_within_slo"),
              latency.count().alias("_latencies"), latency.min().alias("_lowest"),
