@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ingest import path_conventions
+from ingest.discovery import files_in
+from ingest.reading import RawTree, Unreadable
 from parsers import safe_yaml
 from parsers.base import LabelConflict
 from parsers.safe_yaml import shown
@@ -378,19 +380,28 @@ def _ancestors(relpath: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]
 
 
-def resolver_for(raw_root: Path, relpath: str) -> ContextResolver:
-    """The context files that apply to one file under `raw_root`, read as ingestion reads
-    them: run.yaml in its folder and every ancestor, and the path conventions."""
-    files = {}
-    for folder in _ancestors(relpath):
-        for name in CONTEXT_FILE_NAMES:
-            candidate = raw_root / folder / name
-            if candidate.is_file():
-                files[candidate.relative_to(raw_root).as_posix()] = candidate.read_bytes()
+def resolver_for(raw_root: Path, relpath: str, max_bytes: int) -> ContextResolver:
+    """The context files that apply to one file under `raw_root` (`relpath` as the OS names
+    it), read as ingestion reads them: run.yaml in its folder and every ancestor, and the
+    path conventions; regular files only, read inside the raw root (no link followed) and
+    within the size limit. One that cannot be read is not applied, with the reason, as
+    ingestion rejects it."""
+    folders = [*_ancestors(relpath), _parent(PATH_CONVENTIONS_FILE)]
+    found = [f for f in files_in(raw_root, folders) if is_context_file(f.relpath)]
+    files: dict[str, bytes | str] = {}
+    with RawTree(raw_root.resolve()) as tree:
+        for f in found:
+            try:
+                files[f.relpath] = tree.read(f, max_bytes)
+            except Unreadable as exc:
+                files[f.relpath] = str(exc)
     conventions, conventions_error = None, None
-    if (raw_root / PATH_CONVENTIONS_FILE).is_file():
+    data = files.pop(PATH_CONVENTIONS_FILE, None)
+    if isinstance(data, str):
+        conventions_error = data
+    elif data is not None:
         try:
-            conventions = path_conventions.load((raw_root / PATH_CONVENTIONS_FILE).read_bytes())
+            conventions = path_conventions.load(data)
         except path_conventions.ConventionError as exc:
             conventions_error = str(exc)  # ingestion rejects the file, applies no convention
     return ContextResolver(files, conventions, conventions_error)
