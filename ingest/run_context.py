@@ -46,12 +46,18 @@ def is_context_file(relpath: str) -> bool:
 
 _TEXT_KEYS = ("system", "gpu_model", "storage_system", "network", "dataset")
 _INT_KEYS = ("gpus_per_node", "nodes")
+# Counts kept as tags that the core SQL reads as integers (GPUs serving an instance, a
+# server's GPUs, the batch size, requests in flight): its cast would round 2.5 to 3 and read
+# '0x10' as 16, so they are checked as the count columns are, and stored as integers.
+COUNT_TAGS = ("gpus", "gpus_per_server", "batch_size", "concurrency")
 _CHOICES = {"virtualization": VIRTUALIZATION, "precision": PRECISIONS}
 
 # Plausible upper bounds: a value beyond them is a typo (or a unit slip), not a machine.
 # Rack-scale systems sold as one node carry up to 576 GPUs; the largest clusters have tens
 # of thousands of nodes; the largest GPU memory today is under 300 GB.
-MAX_WHOLE = {"gpus_per_node": 1_024, "nodes": 100_000}
+MAX_WHOLE = {"gpus_per_node": 1_024, "gpus_per_server": 1_024, "nodes": 100_000,
+             # a million GPUs or requests in flight, 10^8 samples a batch (schemas/domains.py)
+             "gpus": 1_000_000, "concurrency": 1_000_000, "batch_size": 100_000_000}
 MAX_GPU_MEMORY_GB = 10_000
 # A name of a system, GPU, network or dataset; it is repeated on every file's context row.
 MAX_TEXT_CHARS = 200
@@ -129,6 +135,9 @@ def parse_run_yaml(data: bytes) -> tuple[dict[str, object], dict[str, object]]:
         else:
             tags[key] = value
     _check_tags(tags)
+    for key in COUNT_TAGS:
+        if tags.get(key) is not None:
+            tags[key] = _whole(key, tags[key])
     return values, tags
 
 
@@ -335,6 +344,12 @@ class ContextResolver:
                 if key not in tags:
                     tags[key], tag_sources[key] = value, found.path
         name, from_path = self.conventions.match(relpath) if self.conventions else (None, {})
+        for key in [k for k in COUNT_TAGS if k in from_path]:  # read by the SQL as counts
+            try:
+                _whole(key, from_path[key])
+            except ContextError as exc:
+                warnings.append(f"path convention {name!r}: value not applied: {exc}")
+                from_path = {k: v for k, v in from_path.items() if k != key}
         for key, value in from_path.items():
             if key in CONTEXT_KEYS and CONTEXT_KEYS[key] not in values:
                 try:
