@@ -27,7 +27,10 @@ _by_name = attrgetter("name")  # sort key of scandir entries
 @dataclass(frozen=True, slots=True)  # one per entry: 100,000 in a big archive
 class FoundFile:
     relpath: str  # POSIX, relative to the raw root, printable (see `printable`)
-    fspath: str  # the real path as the OS gave it (undecodable bytes kept as surrogates)
+    # the real path as the OS gave it (undecodable bytes kept as surrogates); for a symlink
+    # to a file inside the root, the path it led to when listed, with no link in it: the
+    # file is read there, and no link is followed at reading (ingest/reading.py)
+    fspath: str
     size_bytes: int
     mtime_ns: int
     # set for an entry recorded without being read: its ledger status and reason
@@ -178,7 +181,7 @@ def _symlink(relpath: str, path: str, root: Path) -> FoundFile:
     if not stat.S_ISREG(info.st_mode):
         return _unread(relpath, path, IGNORED, f"symlink to a {_kind(info.st_mode)}: not "
                        "opened", info)
-    return FoundFile(relpath, path, info.st_size, info.st_mtime_ns)
+    return FoundFile(relpath, str(target), info.st_size, info.st_mtime_ns)
 
 
 def _unread(relpath: str, path: str, status: str, reason: str,

@@ -20,7 +20,7 @@ from ingest.discovery import FoundFile, discover, files_in
 from ingest.duplicates import SAME_LABELS, Labels, agree, settle_duplicates
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, validate_in_bulk
 from ingest.ledger import PATH_CONVENTIONS_FORMAT, RUN_CONTEXT_FORMAT, IngestReport
-from ingest.reading import Unreadable, read_file
+from ingest.reading import RawTree, Unreadable
 from ingest.run_context import PATH_CONVENTIONS_FILE, ContextResolver, is_context_file
 from ingest.scope import WHOLE_ROOT, Scope
 from ingest.sidecars import is_sidecar, sidecar_contexts
@@ -92,8 +92,9 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     faults.checkpoint("after-discovery")
     context_files = _read_all([f for f in [*found, *_context_outside(raw_root, scope)]
                                if f.readable and is_context_file(f.relpath)],
-                              limits)
-    sidecars = _read_all([f for f in found if f.readable and is_sidecar(f.relpath)], limits)
+                              limits, raw_root)
+    sidecars = _read_all([f for f in found if f.readable and is_sidecar(f.relpath)], limits,
+                         raw_root)
     conventions, conventions_error = _conventions(context_files.get(PATH_CONVENTIONS_FILE))
     contexts = ContextResolver({p: d for p, d in context_files.items()
                                 if p != PATH_CONVENTIONS_FILE}, conventions,
@@ -107,7 +108,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         rows_changed()
     outcomes: list[FileOutcome] = []
     examiner = Examiner(Settings(frozenset(stale_formats), limits.max_file_bytes,
-                                 limits.max_parse_seconds, os.environ.get(CRASH_AT_ENV)),
+                                 limits.max_parse_seconds, os.environ.get(CRASH_AT_ENV),
+                                 raw_root=str(raw_root.resolve())),
                         worker_count(limits.workers))
 
     def quick(file: FoundFile, prior: LedgerEntry | None) -> FileOutcome | None:
@@ -209,15 +211,19 @@ def _context_outside(raw_root: Path, scope: Scope) -> list[FoundFile]:
         scope.above(f.relpath) or f.relpath == PATH_CONVENTIONS_FILE)]
 
 
-def _read_all(found: list[FoundFile], limits: Limits) -> dict[str, bytes | str]:
+def _read_all(found: list[FoundFile], limits: Limits, raw_root: Path
+              ) -> dict[str, bytes | str]:
     """The bytes of each context file (run.yaml, path conventions, sidecars), or why one
-    could not be read."""
+    could not be read; read as data files are, inside the raw root only (reading.RawTree)."""
     files: dict[str, bytes | str] = {}
-    for f in found:
-        try:
-            files[f.relpath] = read_file(f.path, limits.max_file_bytes)
-        except Unreadable as exc:
-            files[f.relpath] = str(exc)
+    if not found:
+        return files
+    with RawTree(raw_root.resolve()) as tree:
+        for f in found:
+            try:
+                files[f.relpath] = tree.read(f, limits.max_file_bytes)
+            except Unreadable as exc:
+                files[f.relpath] = str(exc)
     return files
 
 
@@ -236,7 +242,7 @@ def _context_file(file: FoundFile, data: bytes | str, error: str | None,
     if status == "loaded" and prior and prior.sha256 == sha and prior.status != "rejected":
         status = "unchanged"
     return FileOutcome(file.relpath, sha, len(data), file.mtime_ns, fmt, status,
-                       f"{file.path.name}: {error}" if error else None)
+                       f"{file.relpath.rpartition('/')[2]}: {error}" if error else None)
 
 
 def _without_reading(file: FoundFile, prior: LedgerEntry | None, stale_formats: set[str]

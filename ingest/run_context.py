@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ingest import path_conventions
+from ingest.discovery import files_in
+from ingest.reading import RawTree, Unreadable
 from parsers import safe_yaml
 from parsers.base import LabelConflict
 from parsers.safe_yaml import shown
@@ -44,12 +46,18 @@ def is_context_file(relpath: str) -> bool:
 
 _TEXT_KEYS = ("system", "gpu_model", "storage_system", "network", "dataset")
 _INT_KEYS = ("gpus_per_node", "nodes")
+# Counts kept as tags that the core SQL reads as integers (GPUs serving an instance, a
+# server's GPUs, the batch size, requests in flight): its cast would round 2.5 to 3 and read
+# '0x10' as 16, so they are checked as the count columns are, and stored as integers.
+COUNT_TAGS = ("gpus", "gpus_per_server", "batch_size", "concurrency")
 _CHOICES = {"virtualization": VIRTUALIZATION, "precision": PRECISIONS}
 
 # Plausible upper bounds: a value beyond them is a typo (or a unit slip), not a machine.
 # Rack-scale systems sold as one node carry up to 576 GPUs; the largest clusters have tens
 # of thousands of nodes; the largest GPU memory today is under 300 GB.
-MAX_WHOLE = {"gpus_per_node": 1_024, "nodes": 100_000}
+MAX_WHOLE = {"gpus_per_node": 1_024, "gpus_per_server": 1_024, "nodes": 100_000,
+             # a million GPUs or requests in flight, 10^8 samples a batch (schemas/domains.py)
+             "gpus": 1_000_000, "concurrency": 1_000_000, "batch_size": 100_000_000}
 MAX_GPU_MEMORY_GB = 10_000
 # A name of a system, GPU, network or dataset; it is repeated on every file's context row.
 MAX_TEXT_CHARS = 200
@@ -127,6 +135,9 @@ def parse_run_yaml(data: bytes) -> tuple[dict[str, object], dict[str, object]]:
         else:
             tags[key] = value
     _check_tags(tags)
+    for key in COUNT_TAGS:
+        if tags.get(key) is not None:
+            tags[key] = _whole(key, tags[key])
     return values, tags
 
 
@@ -333,6 +344,12 @@ class ContextResolver:
                 if key not in tags:
                     tags[key], tag_sources[key] = value, found.path
         name, from_path = self.conventions.match(relpath) if self.conventions else (None, {})
+        for key in [k for k in COUNT_TAGS if k in from_path]:  # read by the SQL as counts
+            try:
+                _whole(key, from_path[key])
+            except ContextError as exc:
+                warnings.append(f"path convention {name!r}: value not applied: {exc}")
+                from_path = {k: v for k, v in from_path.items() if k != key}
         for key, value in from_path.items():
             if key in CONTEXT_KEYS and CONTEXT_KEYS[key] not in values:
                 try:
@@ -378,19 +395,28 @@ def _ancestors(relpath: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]
 
 
-def resolver_for(raw_root: Path, relpath: str) -> ContextResolver:
-    """The context files that apply to one file under `raw_root`, read as ingestion reads
-    them: run.yaml in its folder and every ancestor, and the path conventions."""
-    files = {}
-    for folder in _ancestors(relpath):
-        for name in CONTEXT_FILE_NAMES:
-            candidate = raw_root / folder / name
-            if candidate.is_file():
-                files[candidate.relative_to(raw_root).as_posix()] = candidate.read_bytes()
+def resolver_for(raw_root: Path, relpath: str, max_bytes: int) -> ContextResolver:
+    """The context files that apply to one file under `raw_root` (`relpath` as the OS names
+    it), read as ingestion reads them: run.yaml in its folder and every ancestor, and the
+    path conventions; regular files only, read inside the raw root (no link followed) and
+    within the size limit. One that cannot be read is not applied, with the reason, as
+    ingestion rejects it."""
+    folders = [*_ancestors(relpath), _parent(PATH_CONVENTIONS_FILE)]
+    found = [f for f in files_in(raw_root, folders) if is_context_file(f.relpath)]
+    files: dict[str, bytes | str] = {}
+    with RawTree(raw_root.resolve()) as tree:
+        for f in found:
+            try:
+                files[f.relpath] = tree.read(f, max_bytes)
+            except Unreadable as exc:
+                files[f.relpath] = str(exc)
     conventions, conventions_error = None, None
-    if (raw_root / PATH_CONVENTIONS_FILE).is_file():
+    data = files.pop(PATH_CONVENTIONS_FILE, None)
+    if isinstance(data, str):
+        conventions_error = data
+    elif data is not None:
         try:
-            conventions = path_conventions.load((raw_root / PATH_CONVENTIONS_FILE).read_bytes())
+            conventions = path_conventions.load(data)
         except path_conventions.ConventionError as exc:
             conventions_error = str(exc)  # ingestion rejects the file, applies no convention
     return ContextResolver(files, conventions, conventions_error)

@@ -20,7 +20,7 @@ from ingest import ledger
 from ingest.discovery import FoundFile, discover
 from ingest.engine import Limits, same_file
 from ingest.examine import GAVE_UP
-from ingest.reading import Unreadable, read_file, too_big
+from ingest.reading import RawTree, Unreadable, too_big
 from ingest.run_context import is_context_file
 from ingest.workers import still_current
 from schemas.ledger import INGESTION_RUNS
@@ -66,13 +66,14 @@ def nothing_to_ingest(store: Store, raw_root: Path, limits: Limits, code_fingerp
     found = discover(raw_root)
     counting = len(found) < count_below
     first, differing = None, 0
-    for file in found:
-        difference = _difference(file, previous.get(file.relpath), previous, limits)
-        if difference:
-            first = first or f"{file.relpath}: {difference}"
-            differing += 1
-            if not counting or differing > count_up_to:
-                break
+    with RawTree(raw_root.resolve()) as tree:  # context files are hashed: read as a run reads
+        for file in found:
+            difference = _difference(file, previous.get(file.relpath), previous, limits, tree)
+            if difference:
+                first = first or f"{file.relpath}: {difference}"
+                differing += 1
+                if not counting or differing > count_up_to:
+                    break
     if first is not None:
         return Verdict(False, first, run_id, len(found), found,
                        differing if counting else None)
@@ -87,7 +88,8 @@ def nothing_to_ingest(store: Store, raw_root: Path, limits: Limits, code_fingerp
 
 
 def _difference(file: FoundFile, prior: LedgerEntry | None,
-                recorded: dict[str, LedgerEntry], limits: Limits) -> str | None:
+                recorded: dict[str, LedgerEntry], limits: Limits, tree: RawTree
+                ) -> str | None:
     """Why the engine would record this entry differently now (None: it would not)."""
     if prior is None:
         return "new"
@@ -97,7 +99,7 @@ def _difference(file: FoundFile, prior: LedgerEntry | None,
     if not same_file(prior, file):
         return "changed (size or modification time)"
     if is_context_file(file.relpath):
-        return None if _sha256(file, limits) == prior.sha256 else "context changed"
+        return None if _sha256(file, limits, tree) == prior.sha256 else "context changed"
     if still_current(prior, set()):
         return None
     if prior.status == "ignored" and prior.duplicate_of:
@@ -114,8 +116,8 @@ def _difference(file: FoundFile, prior: LedgerEntry | None,
     return f"recorded as {prior.status}"
 
 
-def _sha256(file: FoundFile, limits: Limits) -> str | None:
+def _sha256(file: FoundFile, limits: Limits, tree: RawTree) -> str | None:
     try:
-        return hashlib.sha256(read_file(file.path, limits.max_file_bytes)).hexdigest()
+        return hashlib.sha256(tree.read(file, limits.max_file_bytes)).hexdigest()
     except Unreadable:
         return None

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from ingest import config
 from ingest.discovery import FoundFile
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine
-from ingest.reading import Unreadable, read_file
+from ingest.reading import RawTree, Unreadable
 from ingest.spawn_pool import SpawnPool
 from parsers.base import SourceFile
 from parsers.registry import BY_FORMAT
@@ -51,6 +51,7 @@ class Settings:
     max_file_bytes: int
     max_parse_seconds: float | None = DEFAULT_MAX_PARSE_SECONDS
     crash_at: str | None = None
+    raw_root: str = ""  # resolved: the files are read inside it only (reading.RawTree)
 
 
 Job = tuple[FoundFile, LedgerEntry | None]
@@ -64,15 +65,15 @@ def worker_count(option: int | None = None) -> int:
     return config.usable_cores()
 
 
-def examine_found(file: FoundFile, prior: LedgerEntry | None, settings: Settings
-                  ) -> FileOutcome:
+def examine_found(file: FoundFile, prior: LedgerEntry | None, settings: Settings,
+                  tree: RawTree) -> FileOutcome:
     """One readable file whose size or mtime is not what the ledger knew (or that must be
     read again): unchanged when its sha256 is the same and its rows are still current
     (touched); else read, detected, parsed (rows left for bulk validation)."""
     if settings.crash_at is not None and file.path.name == settings.crash_at:
         os.kill(os.getpid(), signal.SIGKILL)  # a worker dying, as a segfault would
     try:
-        data = read_file(file.path, settings.max_file_bytes)
+        data = tree.read(file, settings.max_file_bytes)
     except Unreadable as exc:
         return FileOutcome(file.relpath, "", file.size_bytes, file.mtime_ns, None, "rejected",
                            str(exc))
@@ -95,8 +96,10 @@ def still_current(prior: LedgerEntry, stale_formats: frozenset[str] | set[str]) 
 
 
 def _examine_block(jobs: list[Job], settings: Settings) -> list[FileOutcome]:
-    """A worker's task."""
-    return [examine_found(file, prior, settings) for file, prior in jobs]
+    """A worker's task: its files read from one opening of the raw root, whose folder
+    descriptors serve the block's files (a listing's neighbours share folders)."""
+    with RawTree(settings.raw_root) as tree:
+        return [examine_found(file, prior, settings, tree) for file, prior in jobs]
 
 
 class _Block:

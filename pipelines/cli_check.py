@@ -18,10 +18,11 @@ from pathlib import Path, PurePosixPath
 import polars as pl
 
 from ingest import config, path_conventions
+from ingest.discovery import files_in, printable
 from ingest.engine import DEFAULT_MAX_FILE_BYTES
 from ingest.examine import examine
 from ingest.ledger import PATH_CONVENTIONS_FORMAT, RUN_CONTEXT_FORMAT
-from ingest.reading import Unreadable, read_file
+from ingest.reading import RawTree, Unreadable, read_file
 from ingest.run_context import (
     CONTEXT_FILE_NAMES,
     PATH_CONVENTIONS_FILE,
@@ -71,21 +72,21 @@ def check(args: argparse.Namespace) -> int:
             print(f"== {path}\n   status: rejected\n   reason: {exc}")
             worst = max(worst, 1)
             continue
-        worst = max(worst, _check_one(path, data, raw_root))
+        worst = max(worst, _check_one(path, data, raw_root, max_bytes))
     if bad:
         raise UsageError(f"{len(bad)} of {len(args.files)} paths could not be checked: "
                          + "; ".join(bad))
     return worst
 
 
-def _check_one(path: Path, data: bytes, raw_root: Path) -> int:
+def _check_one(path: Path, data: bytes, raw_root: Path, max_bytes: int) -> int:
     relpath = _relative(path, raw_root)
     if path.name in CONTEXT_FILE_NAMES:
         return _run_yaml(path, data)
     if relpath == PATH_CONVENTIONS_FILE or path.name == PurePosixPath(PATH_CONVENTIONS_FILE).name:
         return _conventions(path, data)
     if is_sidecar(f"{path.parent.name}/{path.name}"):
-        return _sidecar(path)
+        return _sidecar(path, max_bytes)
     outcome = examine(SourceFile(relpath, data))
     print(f"== {path}\n   format: {outcome.format or '(none)'}   status: {outcome.status}")
     worst = 0
@@ -94,7 +95,7 @@ def _check_one(path: Path, data: bytes, raw_root: Path) -> int:
         worst = 1 if outcome.status == "rejected" else 0
         if outcome.format is None and (hint := _reference_hint(path, relpath, data)):
             print(f"   {hint}")
-    for warning in _context_warnings(raw_root, path):  # context left out: it still loads
+    for warning in _context_warnings(raw_root, path, max_bytes):  # context left out: it still loads
         print(f"   context warning: {warning}")
     for key, rows in outcome.rows.items():
         print(f"   {key}: {rows.height} rows")
@@ -143,18 +144,19 @@ def _conventions(path: Path, data: bytes) -> int:
     return 0
 
 
-def _sidecar(path: Path) -> int:
+def _sidecar(path: Path, max_bytes: int) -> int:
     """A DLIO Hydra record: recorded as ignored, read (with its siblings) as the context of
-    the results in its run folder."""
+    the results in its run folder. The siblings are read as ingestion reads them: regular
+    files, no link followed."""
     folder = path.parent
-    records = {}
-    for name in SIDECAR_FILES:
-        sibling = folder / name
-        if sibling.is_file():
+    records: dict[str, bytes | str] = {}
+    siblings = [f for f in files_in(folder, [""]) if f.relpath in SIDECAR_FILES]
+    with RawTree(folder.resolve()) as tree:
+        for sibling in siblings:
             try:
-                records[f"{folder.name}/{name}"] = read_file(sibling, DEFAULT_MAX_FILE_BYTES)
+                records[f"{folder.name}/{sibling.relpath}"] = tree.read(sibling, max_bytes)
             except Unreadable as exc:
-                records[f"{folder.name}/{name}"] = str(exc)  # type: ignore[assignment]
+                records[f"{folder.name}/{sibling.relpath}"] = str(exc)
     found = next(iter(sidecar_contexts(records).values()), None)
     print(f"== {path}\n   format: (none)   status: ignored\n"
           f"   DLIO Hydra record ({path.name}): not a result; with the records beside it, "
@@ -199,14 +201,14 @@ def _relative(path: Path, raw_root: Path) -> str:
     return resolved.name
 
 
-def _context_warnings(raw_root: Path, path: Path) -> tuple[str, ...]:
+def _context_warnings(raw_root: Path, path: Path, max_bytes: int) -> tuple[str, ...]:
     """The context ingestion would leave out of this file and why, if it is under the raw
     root."""
     resolved = path.resolve()
     if raw_root not in resolved.parents:
         return ()
     relpath = resolved.relative_to(raw_root).as_posix()
-    return resolver_for(raw_root, relpath).resolve(relpath).warnings
+    return resolver_for(raw_root, relpath, max_bytes).resolve(printable(relpath)).warnings
 
 
 def _print_preview(rows: pl.DataFrame) -> None:

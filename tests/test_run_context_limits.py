@@ -4,6 +4,7 @@ and a bad run.yaml is left out of the files under it (with a warning), never rej
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -11,13 +12,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ingest import path_conventions
+from ingest.engine import ingest
 from ingest.run_context import (
     ContextError,
     ContextResolver,
     SidecarContext,
     parse_run_yaml,
 )
+from samples.generate import write
+from store.store import Store, connect
+from tests.conftest import query
+from tests.parsers.test_llm_serving_fixtures import vllm
 from tests.test_safe_yaml import laughs
+from transforms.llm.tables import build_runs
 
 PROPERTY = settings(max_examples=150, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -93,6 +100,25 @@ def test_good_values(data, values):
     assert parse_run_yaml(data)[0] == values
 
 
+@pytest.mark.parametrize("value", ["2.5", "0.4", "0", "-1", "'0x10'", "'1e3'", "true",
+                                   "'8 '", "'²'"])
+@pytest.mark.parametrize("key", ["gpus", "gpus_per_server", "batch_size", "concurrency"])
+def test_counts_kept_as_tags_are_whole_and_at_least_one(key, value):
+    """The core SQL casts these tags to integers: 2.5 became 3 GPUs, '0x10' 16."""
+    shown = {"true": "True", "'8 '": "'8 '"}.get(value, value)
+    assert reason(f"{key}: {value}".encode()) == \
+        f"'{key}' must be a whole number above 0, found {shown}"
+    assert reason(f"tags: {{{key}: {value}}}".encode()) == \
+        f"'{key}' must be a whole number above 0, found {shown}"
+
+
+def test_counts_kept_as_tags_are_stored_as_integers():
+    assert parse_run_yaml(b"gpus: '8'\nconcurrency: 64\ntags: {batch_size: '1'}\n"
+                          b"gpus_per_server: ~") == (
+        {}, {"gpus": 8, "concurrency": 64, "batch_size": 1})  # an empty key is left out
+    assert reason(b"gpus: 1000001") == "'gpus' must be at most 1,000,000, found 1000001"
+
+
 def test_unknown_keys_and_tags_are_kept_as_tags():
     assert parse_run_yaml(b"owner: infra\ntags: {ticket: 42}") == (
         {}, {"owner": "infra", "ticket": 42})
@@ -142,6 +168,18 @@ def test_a_path_value_of_the_wrong_type_is_left_out_with_a_warning():
     assert context.path_values == {"nodes": "0", "system": "pod-b"}  # what the path said
     assert context.warnings == ("path convention 'layout': value not applied: 'nodes' must "
                                 "be a whole number above 0, found '0'",)
+
+
+def test_a_count_a_path_says_wrong_is_left_out_of_what_the_sql_reads():
+    conventions = path_conventions.load(
+        b"- {name: layout, pattern: '/(?P<gpus>[^/]+)gpus/(?P<system>[^/]+)/'}")
+    resolver = ContextResolver({}, conventions)
+    context = resolver.resolve("runs/0gpus/pod-b/x.csv")
+    assert context.path_values == {"system": "pod-b"}  # path_context: no 'gpus' to cast
+    assert context.warnings == ("path convention 'layout': value not applied: 'gpus' must "
+                                "be a whole number above 0, found '0'",)
+    assert resolver.resolve("runs/8gpus/pod-b/x.csv").path_values == {
+        "gpus": "8", "system": "pod-b"}
 
 
 def test_broken_path_conventions_are_named_on_every_file():
@@ -209,7 +247,8 @@ VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
                       | st.dictionaries(st.text(max_size=8) | st.integers(), inner,
                                         max_size=4), max_leaves=30)
 KEYS = st.sampled_from(["system", "gpu_model", "gpu_memory_gb", "gpus_per_node", "nodes",
-                        "virtualization", "precision", "date", "tags", "dataset", "other"])
+                        "virtualization", "precision", "date", "tags", "dataset", "other",
+                        "gpus", "concurrency"])
 
 
 @PROPERTY
@@ -221,3 +260,47 @@ def test_any_structure_gives_a_context_or_a_context_error(doc, depth):
         for _ in range(depth):
             doc[key] = [doc[key]]
     check_run_yaml(yaml.safe_dump(doc, allow_unicode=True).encode())
+
+
+# through the core tables: a refused count never reaches a per-GPU figure
+
+LLM = "llm/vllm-l40s/"
+
+
+@pytest.fixture(scope="module")
+def serving(tmp_path_factory) -> Path:
+    """vLLM runs that do not count their GPUs, each under a run.yaml saying how many."""
+    raw, warehouse = tmp_path_factory.mktemp("counts") / "raw", None
+    files = {}
+    for i, gpus in enumerate(["2.5", "0", "'0x10'", "'2'"]):
+        files[f"{LLM}{i}/run.yaml"] = f"gpu_model: L40S-48GB\ngpus: {gpus}\n"
+        files[f"{LLM}{i}/c4.json"] = json.dumps(vllm(  # a label of its own: not a copy
+            label=f"sweep-{i}", max_concurrency=4, gpu=None, tp=None, output_throughput=150.0))
+    write(raw, files)
+    warehouse = raw.parent / "w.duckdb"
+    store = Store(connect(warehouse))
+    try:
+        ingest(store, raw, "t")
+        build_runs(store, "t")
+    finally:
+        store.con.close()
+    return warehouse
+
+
+def test_a_refused_gpu_count_leaves_the_run_without_gpus_not_rounded(serving):
+    rows = query(serving, "SELECT source_file, gpus, gpus_source, gpu_model, "
+                          "output_tokens_per_s_per_gpu FROM core.llm_serving_runs "
+                          "ORDER BY source_file")
+    assert rows == [(f"{LLM}0/c4.json", None, None, None, None),  # not 3
+                    (f"{LLM}1/c4.json", None, None, None, None),  # not 0
+                    (f"{LLM}2/c4.json", None, None, None, None),  # not 16
+                    (f"{LLM}3/c4.json", 2, "run.yaml", "L40S-48GB", 75.0)]
+
+
+def test_the_refused_run_yaml_is_rejected_and_its_files_say_why(serving):
+    rows = dict(query(serving, "SELECT path, coalesce(error, notes) FROM raw.ingested_files "
+                               f"WHERE path LIKE '{LLM}0/%'"))
+    assert rows == {
+        f"{LLM}0/run.yaml": "run.yaml: 'gpus' must be a whole number above 0, found 2.5",
+        f"{LLM}0/c4.json": f"{LLM}0/run.yaml not applied: 'gpus' must be a whole number "
+                           "above 0, found 2.5"}

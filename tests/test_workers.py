@@ -131,9 +131,13 @@ def test_copies_are_not_read_again_while_their_original_stands(tmp_path, raw, mo
     assert con.execute("SELECT status, duplicate_of FROM raw.ingested_files WHERE path = ?",
                        [copy]).fetchone() == ("ignored", PA_FILE)
     read = []
-    real = workers.read_file
-    monkeypatch.setattr(workers, "read_file", lambda path, limit: read.append(path.name)
-                        or real(path, limit))
+
+    class Counted(workers.RawTree):  # the examined files' reads, not the context files'
+        def read(self, file, max_bytes):
+            read.append(file.path.name)
+            return super().read(file, max_bytes)
+
+    monkeypatch.setattr(workers, "RawTree", Counted)
     report = ingest(store, raw, "r2", Limits(workers=0))
     assert read == ["results.csv"]  # only the rejected file, examined again every run
     assert not report.data_changed

@@ -43,7 +43,7 @@ _SERVER_SCALARS = ("version", "tp_size", "dp_size", "served_model_name", "model_
 
 class SglangBenchJsonl:
     format = "sglang_bench_jsonl"
-    version = 1
+    version = 2  # 2: a parallel size below 1 is left out
     tables: tuple[Table, ...] = TABLES
 
     def sniff(self, src: SourceFile) -> bool:
@@ -164,6 +164,8 @@ def _dumps(value: object) -> list[dict]:
 
 
 def _agreed(dumps: list[dict], key: str) -> int | None:
-    """The value every dump gives, else None (a PD pair may differ)."""
+    """The value every dump gives, else None (a PD pair may differ); a parallel size below 1
+    is no count of GPUs (None)."""
     found = {to_int(d.get(key), key) for d in dumps}
-    return found.pop() if len(found) == 1 else None
+    value = found.pop() if len(found) == 1 else None
+    return value if value is None or value >= 1 else None

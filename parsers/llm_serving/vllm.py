@@ -50,7 +50,7 @@ _TP_KEYS = ("tp", "tp_size", "tensor_parallel_size", "tensor_parallel")
 
 class VllmBenchJson:
     format = "vllm_bench_json"
-    version = 1
+    version = 2  # 2: a GPU count or tensor-parallel size below 1 is left out
     tables: tuple[Table, ...] = TABLES
 
     def sniff(self, src: SourceFile) -> bool:
@@ -167,13 +167,22 @@ def _metadata(values: dict[str, object], key: str, value: str) -> None:
             model, gpus = gpu_label(value)
             values["gpu_model"] = model
             if gpus is not None:
-                values["gpus"] = gpus
+                values["gpus"] = _count(str(gpus), key)
         elif key in _GPU_COUNT_KEYS:
-            values["gpus"] = parse_int(value, key)
+            values["gpus"] = _count(value, key)
         elif key in _TP_KEYS:
-            values["tensor_parallel"] = parse_int(value, key)
+            values["tensor_parallel"] = _count(value, key)
     except NumberError:
         pass  # a free-form value stays in extra only
+
+
+def _count(value: str, key: str) -> int:
+    """A GPU count: whole and at least 1 (a 0 taken from the file would win over the
+    run.yaml's count and leave the run without a per-GPU figure)."""
+    count = parse_int(value, key)
+    if count < 1:
+        raise NumberError(f"{key} {value!r} is not a count of GPUs above 0")
+    return count
 
 
 def _requests(run: Run, data: dict) -> None:

@@ -97,6 +97,14 @@ def test_vllm_free_form_gpu_metadata_stays_in_extra_only():
     assert (row["gpu_model"], row["gpus"], row["tensor_parallel"]) == ("H100 SXM", None, None)
 
 
+@pytest.mark.parametrize(("gpu", "tp"), [("0xNVIDIA_L40S", "0"), ("-1", "-2"), ("2.5", "1e3")])
+def test_vllm_gpu_counts_below_one_or_not_whole_stay_in_extra_only(gpu, tp):
+    """A 0 taken from the file would win over the run.yaml's count (core.llm_serving_runs)."""
+    row = one_run(parse_vllm(vllm(gpu=gpu, tp=tp, num_gpus=tp)))
+    assert (row["gpus"], row["tensor_parallel"]) == (None, None)
+    assert json.loads(row["extra"])["tp"] == tp
+
+
 def test_vllm_detailed_arrays_become_requests():
     data = vllm(input_lens=[10, 20, 30, 40], output_lens=[5, 0, 1, 0],
                 ttfts=[0.1, 0.0, 0.05, 0.0], itls=[[0.02, 0.02, 0.03, 0.03], [], [], []],
@@ -246,6 +254,12 @@ def test_sglang_pd_pair_with_one_version_and_differing_tp():
     assert (row["serving_mode"], row["engine_version"], row["tensor_parallel"]) == (
         "disaggregated", "0.5.6", None)
     assert row["model"] == "org/m"
+
+
+def test_sglang_parallel_sizes_below_one_count_no_gpus():
+    info = {"model_path": "org/m", "version": "0.4.0", "tp_size": 0, "dp_size": -1}
+    row = one_run(SglangBenchJsonl().parse(jsonl(sglang(server_info=info))))
+    assert (row["tensor_parallel"], row["data_parallel"]) == (None, None)
 
 
 def test_sglang_without_server_info_and_random_dataset():
