@@ -24,11 +24,12 @@ import pytest
 
 from ingest import spawn_pool
 from samples import generate
-from store import stopping
+from store import lake, stopping
 from store.faults import FAULT_ENV, HOLD_ENV, HOLD_UNTIL_ENV, SIGNAL_ENV, step_point
+from store.lake import Lake
 from store.publish import Publication
 from tests.conftest import PROJECT
-from tests.test_reliability import add_a_file, assert_consistent, snapshot
+from tests.test_reliability import EXTRA, add_a_file, assert_consistent, snapshot
 
 # the raw step before its commit; the first core table after the raw step committed (the
 # audit's case: new raw rows beside old core and sizing tables); the report, every table
@@ -275,3 +276,47 @@ def test_a_publication_asked_to_stop_publishes_nothing(tmp_path, monkeypatch):
     assert md5(run.published) == digest
     assert not run.staging.exists() and not Path(f"{run.staging}.wal").exists()
     assert lock_is_free(run.published)
+
+
+def test_a_stopped_lake_run_marks_what_it_did_not_rebuild_stale(postgres_db, published,
+                                                                  tmp_path):
+    """A lake has no staging copy: the raw step's commit is visible at once. A run stopped
+    after it does not report success, and every derived table it did not rebuild is marked
+    stale (it holds what the older raw rows gave), so the summary, the report and the next
+    run's rebuild say so; before, they stayed `fresh`."""
+    raw = tmp_path / "raw"
+    shutil.copytree(published["raw"], raw)
+    extra = (raw / EXTRA).read_text()  # the file the stopped run brings
+    (raw / EXTRA).unlink()
+    lake_env = {"SIZING_WAREHOUSE": f"ducklake:postgres:{postgres_db}",
+                "SIZING_DATA_PATH": str(tmp_path / "lake")}
+
+    def lake_ingest(env: dict) -> tuple[int, str, str]:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "pipelines.cli", "ingest", "--raw", str(raw)],
+            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "DAGSTER_HOME": "", "PYTHONPATH": str(PROJECT), **lake_env,
+                 **env})
+        return finish(run, timeout=600)
+
+    assert lake_ingest({})[0] == 0
+    (raw / EXTRA).write_text(extra)
+    code, out, err = lake_ingest({FAULT_ENV: step_point("core__inference_measurements"),
+                                  SIGNAL_ENV: "SIGTERM"})
+    assert code == 143 and "Ingested" not in out
+    assert err.splitlines() == [
+        "sizing ingest: stopped by SIGTERM during step core/inference_measurements: the "
+        "steps before it are committed to the lake, the derived tables it did not rebuild "
+        "are marked stale, and the next run rebuilds them"]
+    con = lake.connect(Lake(f"postgres:{postgres_db}", str(tmp_path / "lake") + "/"),
+                       read_only=True)
+    try:
+        runs = con.execute("SELECT run_id FROM raw.ingestion_runs ORDER BY started_at"
+                           ).fetchall()
+        status = con.execute("SELECT status, reason, count(*) FROM raw.derived_status "
+                             "GROUP BY ALL").fetchall()
+    finally:
+        con.close()
+    assert len(runs) == 2  # the raw step committed: on a lake, that is visible at once
+    assert status == [("stale", f"run {runs[1][0][:8]} was stopped (SIGTERM) before "
+                       "rebuilding it", 30)]  # every derived table: none was rebuilt
