@@ -334,9 +334,12 @@ def _stopped(signum: int, progress: _Progress) -> int:
         return stopping.exit_code(signum)
     when = _when_stopped(progress)
     if isinstance(warehouse, Lake):
-        print(f"sizing ingest: stopped by {stopping.name(signum)} {when}: the steps before "
-              "it are committed to the lake, the derived tables it did not rebuild are "
-              "marked stale, and the next run rebuilds them", file=sys.stderr)
+        # no staging copy: each step committed as it went (docs/reliability.md)
+        committed = result is not None and _lake_has_run(warehouse, result.run_id)
+        print(f"sizing ingest: stopped by {stopping.name(signum)} {when}: "
+              + ("the steps before it are committed to the lake, the derived tables it did "
+                 "not rebuild are marked stale, and the next run rebuilds them" if committed
+                 else "nothing was committed; the lake is as it was"), file=sys.stderr)
         return stopping.exit_code(signum)
     last = _last_run(warehouse) if isinstance(warehouse, Path) else None
     print(f"sizing ingest: stopped by {stopping.name(signum)} {when}: nothing was published; "
