@@ -323,6 +323,7 @@ def _quiet_once_stopped() -> Iterator[None]:
 
 def _stopped(signum: int, progress: _Progress) -> int:
     """A stopped run: its workers ended, and one line on stderr."""
+    stopping.finishing()
     stop_every_pool()
     gx_worker.WORKER.release()
     warehouse, result = progress.warehouse, progress.result

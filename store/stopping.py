@@ -45,6 +45,18 @@ def watch(handlers: bool = True) -> None:
         _wakeup.append(read)
 
 
+def finishing() -> None:
+    """Once stopping: a further SIGINT or SIGTERM (an impatient second Ctrl-C) is recorded,
+    not raised, so the cleanup under way (each part of it bounded) is not cut short."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, _record)
+
+
+def _record(signum: int, frame: FrameType | None) -> None:
+    _note(signum)
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     _note(signum)
     raise KeyboardInterrupt

@@ -190,6 +190,34 @@ def test_ctrl_c_reaches_every_process_of_the_run_and_one_is_enough(published, la
     assert none_left(run.pid) == []
 
 
+@pytest.mark.parametrize("signum", SIGNALS, ids=lambda s: signal.Signals(s).name)
+def test_a_stop_while_files_are_parsed_ends_the_parse_workers(published, lab, tmp_path,
+                                                               signum):
+    """800 files to parse: two spawned parse workers. The signal goes to the whole process
+    group (a terminal's Ctrl-C; a service manager's SIGTERM to every process of the
+    service) while they work; the run is gone, and they with it, in one signal."""
+    digest, before = md5(lab), snapshot(lab)
+    raw = tmp_path / "raw"
+    shutil.copytree(published["raw"], raw)
+    text = (raw / EXTRA).read_text()
+    for n in range(800):
+        folder = raw / f"inference/h100-vm-{n:03d}/model_analyzer/results"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "metrics-model-inference.csv").write_text(text.replace("resnet152", f"m{n}"))
+    run = ingest(raw, lab, {"SIZING_PARSE_WORKERS": "2"})
+    deadline = time.monotonic() + 300
+    while run.poll() is None and time.monotonic() < deadline \
+            and sum("spawn_main" in p for p in session(run.pid)) < 2:
+        time.sleep(0.02)
+    assert run.poll() is None, run.communicate()
+    os.killpg(run.pid, signum)
+    code, out, err = finish(run, timeout=30)
+    assert code == 128 + signum, err
+    assert_nothing_published(err, signum, lab, digest, before, published["run_before"])
+    assert "during step ingest_raw_files:" in err
+    assert none_left(run.pid) == []
+
+
 def test_a_stop_after_the_rename_says_the_run_was_published(published, lab):
     run = ingest(published["raw"], lab, {FAULT_ENV: "after-publish", SIGNAL_ENV: "SIGTERM"})
     code, out, err = finish(run)
