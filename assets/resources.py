@@ -11,13 +11,16 @@ from ingest import config
 from ingest.discovery import FoundFile, discover
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Limits
 from ingest.scope import Scope
-from store import lake
+from ingest.spawn_pool import stop_every_pool
+from schemas.ledger import INGESTION_RUNS
+from store import faults, lake, stopping
 from store.lake import Lake
 from store.lake_run import LakeRun
 from store.lock import DEFAULT_WAIT_S
 from store.publish import Publication, staged
 from store.resident import holds_more_than
 from store.store import Store, connect
+from transforms import freshness
 from transforms.inference.optimal import DEFAULT_KNEE_FRACTION
 from transforms.quality.gx_worker import WORKER as GX_WORKER
 
@@ -49,6 +52,7 @@ class Warehouse(dg.ConfigurableResource):
     _in_run: bool = PrivateAttr(default=False)
     _run_id: str | None = PrivateAttr(default=None)
     _listing: list[FoundFile] | None = PrivateAttr(default=None)
+    _step: str | None = PrivateAttr(default=None)  # the step that last read or wrote
 
     def raw_root(self) -> Path:
         return config.raw_dir(self.raw_dir)
@@ -94,19 +98,58 @@ class Warehouse(dg.ConfigurableResource):
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         self._in_run = True
         self._run_id = context.run_id
+        # which stop signal arrives, whatever handler Dagster has installed (a run the
+        # sensor, the schedule or the UI launched: `sizing ingest` watches already)
+        stopping.watch(handlers=False)
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         """The run is over: publish what its steps committed (a step that failed rolled
-        its own writes back, so what is committed is whole)."""
+        its own writes back, so what is committed is whole). A run asked to stop (SIGINT,
+        SIGTERM, or terminated from the UI) publishes nothing: its workers are ended, its
+        staging copy removed; on a lake, whose steps committed as they went, the derived
+        tables it did not rebuild are marked stale (docs/reliability.md, "Stopping")."""
+        stopped = self._stopped(context)
+        if stopped is not None:
+            stop_every_pool()
+            GX_WORKER.release()
         if isinstance(self._run, LakeRun):
-            self._run.close()
-            self._run = None
+            lake_run, self._run = self._run, None
+            try:
+                if stopped is not None and lake_run.store is not None:
+                    _mark_not_rebuilt_stale(lake_run.store, self._run_id or "", stopped)
+            finally:
+                lake_run.close()
         if self._run is not None:
             run, self._run = self._run, None
-            outcome = run.close(publish=True)
+            outcome = run.close(publish=stopped is None)
             if outcome is not None and outcome.beside and context.log:
                 context.log.warning(f"not published over {self.file()}: {outcome.beside}; "
                                     f"this run's warehouse is {outcome.published}")
+
+    def _stopped(self, context: dg.InitResourceContext) -> str | None:
+        """Why the run must not publish: the stop signal, or a termination asked for in
+        the UI (Dagster marks the run canceling before it interrupts it); None if neither."""
+        if (signum := stopping.requested()) is not None:
+            return stopping.name(signum)
+        found = context.instance.get_run_by_id(self._run_id) \
+            if context.instance is not None and self._run_id else None
+        if found is not None and found.status == dg.DagsterRunStatus.CANCELING:
+            return "a termination request"
+        return None
+
+    def _step_begins(self) -> None:
+        """Each time a step of a run reads or writes: a run asked to stop goes no further.
+        Dagster raises the stop inside the step it interrupts, but one arriving while it
+        only notes interrupts can be lost (store/stopping.py): raised here, its step fails
+        as interrupted and no later step starts."""
+        if not self._in_run:
+            return
+        step = _current_step()
+        if step is not None and step != self._step:
+            self._step = step
+            faults.checkpoint(faults.step_point(step))
+        if stopping.requested() is not None:
+            raise KeyboardInterrupt
 
     def _wait_s(self) -> float:
         return config.lock_wait_s(self.lock_wait_s) or DEFAULT_WAIT_S
@@ -117,6 +160,7 @@ class Warehouse(dg.ConfigurableResource):
         the lake). Outside one: a staged copy under the writer lock, published atomically
         when the block succeeds. `serialized`: derived tables are rebuilt in the block, one
         run at a time on a lake (store/lake_run.py); the file backend has one writer."""
+        self._step_begins()
         where = self.location()
         if not self._in_run and isinstance(where, Path):
             with staged(where, self._wait_s()) as store:
@@ -157,6 +201,7 @@ class Warehouse(dg.ConfigurableResource):
     def reader(self) -> Iterator[Store]:
         """In a run that has written: the run's own store (its checks and report read what
         it is about to publish). Otherwise the published file, read-only."""
+        self._step_begins()
         if self._run is not None and self._run.store is not None:
             yield self._run.store
             return
@@ -167,6 +212,31 @@ class Warehouse(dg.ConfigurableResource):
             yield Store(con)
         finally:
             con.close()
+
+
+def _current_step() -> str | None:
+    """The key of the step running in this thread, if any."""
+    for kind in (dg.AssetExecutionContext, dg.AssetCheckExecutionContext):
+        try:
+            return kind.get().op_execution_context.get_step_execution_context().step.key
+        except dg.DagsterInvariantViolationError:
+            continue
+    return None
+
+
+def _mark_not_rebuilt_stale(store: Store, run_id: str, why: str) -> None:
+    """A lake run stopped after its raw step committed: each derived table it did not
+    rebuild holds what older raw rows gave, so it is stale until a run rebuilds it."""
+    recorded = store.query(f"SELECT count(*) AS n FROM {INGESTION_RUNS.qualified} "
+                           "WHERE run_id = ?", [run_id]) \
+        if INGESTION_RUNS.key in store.table_keys() else None
+    if recorded is None or not recorded["n"][0]:  # stopped before its raw step committed
+        return
+    rows = freshness.status(store)
+    behind = rows.filter(rows["built_run_id"].fill_null("") != run_id)["table_name"]
+    if behind.len():
+        freshness.mark_stale(store, behind.to_list(), run_id,
+                             f"run {run_id[:8]} was stopped ({why}) before rebuilding it")
 
 
 class SizingRules(dg.ConfigurableResource):

@@ -14,6 +14,12 @@ unpickled): `sizing ingest` is `pipelines.cli`, whose imports cost each worker 0
 would start its whole work again in every worker (multiprocessing then refuses, and the
 pool breaks). The pool's tasks are module-level functions of this project, never defined
 in `__main__`, so its workers start without it.
+
+A run stopped politely (SIGINT, SIGTERM: store/stopping.py) ends its workers at once,
+whatever they were doing: `stop` kills them without waiting, and `stop_every_pool` stops
+the pools its caller no longer reaches. A worker ignores SIGINT: Ctrl-C reaches the whole
+process group, and the run's process, not each worker, decides when its workers end (a
+worker interrupted mid-task would print its traceback over the run's one line).
 """
 
 from __future__ import annotations
@@ -21,11 +27,15 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.spawn
 import os
+import signal
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
+
+from store import stopping
 
 STOP_WAIT_S = 5.0  # a worker given the stop sentinel exits in milliseconds
 _MAIN_KEYS = ("init_main_from_name", "init_main_from_path")  # what makes a child run it
@@ -63,6 +73,7 @@ def _start_worker(parent: int, initializer: Callable[..., object] | None,
         os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if initializer is not None:
         initializer(*initargs)
 
@@ -74,6 +85,7 @@ class SpawnPool(ProcessPoolExecutor):
                                tuple(options.pop("initargs", ())))
         super().__init__(workers, mp_context=multiprocessing.get_context("spawn"),
                          initializer=_start_worker, **options)
+        _LIVE.add(self)
 
     def _spawn_process(self) -> None:
         # ProcessPoolExecutor starts each worker here, in the thread that submits (or that
@@ -87,7 +99,10 @@ class SpawnPool(ProcessPoolExecutor):
     def stop(self, wait_s: float = STOP_WAIT_S, cancel_futures: bool = True) -> None:
         """Shut down; a worker still running after `wait_s` is killed (0: at once, for a
         broken pool whose work has failed anyway). Returns once every worker this pool
-        started has exited and been reaped. Stopping twice does nothing more."""
+        started has exited and been reaped. Stopping twice does nothing more. In a run
+        asked to stop, the workers are killed at once: their work is thrown away."""
+        if stopping.requested() is not None:
+            wait_s = 0
         workers = list((self._processes or {}).values())  # shutdown forgets them
         # typeshed types it as the wakeup pipe; it is the thread that manages the workers
         manager: threading.Thread | None = getattr(self, "_executor_manager_thread", None)
@@ -101,3 +116,14 @@ class SpawnPool(ProcessPoolExecutor):
                 worker.join()
         if manager is not None:  # it finishes once its workers have exited
             manager.join(max(STOP_WAIT_S, deadline - time.monotonic()))
+
+
+_LIVE: weakref.WeakSet[SpawnPool] = weakref.WeakSet()  # every pool not yet collected
+
+
+def stop_every_pool() -> None:
+    """A stopped run: the workers of every pool are killed, those of a pool its step left
+    behind included (an interrupted step's frames, kept with its exception, still hold
+    the pool)."""
+    for pool in list(_LIVE):
+        pool.stop(wait_s=0)

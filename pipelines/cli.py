@@ -6,7 +6,8 @@ or GPU): one line on stderr, no traceback unless --debug. `sizing ingest`: 0 whe
 recorded every file (even if some were rejected, some derived tables are stale, or the
 result was published beside a warehouse held open for writing: the summary says which); 1
 when nothing could be recorded (the raw step failed: the warehouse cannot be written, say);
-2 also when another ingestion held the writer lock longer than SIZING_LOCK_WAIT_S.
+2 also when another ingestion held the writer lock longer than SIZING_LOCK_WAIT_S; 130
+(SIGINT, Ctrl-C) or 143 (SIGTERM) when stopped: nothing is published, one line says so.
 `sizing check`: 1 when a file would be rejected. `sizing plan`: 1 when some demand could
 not be planned. `sizing query`: 1 when DuckDB refuses the statement.
 """
@@ -15,18 +16,23 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import logging
 import os
 import sys
 import time
 import traceback
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TextIO
 
 import polars as pl
 
 from ingest import config
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, Limits
+from ingest.spawn_pool import stop_every_pool
 from ingest.unchanged import Verdict, nothing_to_ingest
 from pipelines import cli_analyst, cli_check, cli_history, cli_plan
 from pipelines.console import (
@@ -41,7 +47,7 @@ from reports.query import WarehouseUnavailable
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.llm import LLM_CAPACITY_PLAN
 from schemas.sizing import CAPACITY_PLAN_SUMMARY
-from store import lake
+from store import lake, stopping
 from store.lake import LAKE_PREFIX, Lake
 from store.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
 from store.publish import pending_path, writer_elsewhere
@@ -162,9 +168,38 @@ def _warehouse_to_write(warehouse: Path) -> None:
                              f"{one_line(exc)}; move it away or choose another file") from None
 
 
+@dataclass
+class _Progress:
+    """How far `sizing ingest` got: what a stop's one line says."""
+
+    warehouse: Path | Lake | None = None
+    launched: bool = False  # the Dagster run was asked for
+    result: Any = None  # the run's result, once it ended
+
+
 def _ingest(args: argparse.Namespace) -> int:
+    """A stop (SIGINT, SIGTERM) at any moment ends the run without publishing: the staging
+    copy is removed, the lock released, the workers ended (assets/resources.py), and one
+    line on stderr says so; exit 130 or 143 (docs/reliability.md, "Stopping")."""
+    stopping.watch()
+    progress = _Progress()
+    try:
+        with _quiet_once_stopped():
+            code: int | None = _ingest_run(args, progress)
+    except KeyboardInterrupt:
+        code = None
+    signum = stopping.requested()
+    if signum is None:
+        if code is None:
+            raise KeyboardInterrupt
+        return code
+    return _stopped(signum, progress)
+
+
+def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
     raw_root = config.raw_dir(args.raw)
     warehouse = config.warehouse_location(args.warehouse)
+    progress.warehouse = warehouse
     if not raw_root.is_dir():
         raise UsageError(f"raw root {raw_root} is not a folder")
     if not os.access(raw_root, os.R_OK | os.X_OK):
@@ -215,8 +250,12 @@ def _ingest(args: argparse.Namespace) -> int:
             held.enter_context(writer_lock(warehouse,
                                            DEFAULT_WAIT_S if wait_s is None else wait_s,
                                            on_wait=gx_worker.WORKER.release))
+        progress.launched = True
         result = _run_job(defs, raw_root, _location_text(warehouse), args.purge_missing,
                           args.keep_missing, partitions)
+        progress.result = result
+    if stopping.requested() is not None:
+        return 1  # the stop's own line, not the run's errors (`_ingest`)
     elapsed = time.perf_counter() - started
     for event in result.all_events:
         if event.is_failure and event.event_specific_data is not None:
@@ -251,6 +290,94 @@ def _ingest(args: argparse.Namespace) -> int:
               f"This run's warehouse is {written}; close that session (or reopen it "
               "read-only) and run `sizing ingest` again to publish.")
     return 0
+
+
+class _QuietOnceStopped(io.TextIOBase):
+    """stderr, silent once a stop is requested: Dagster logs each step the stop cut short
+    with the interrupt's traceback, which says nothing the one line does not."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return len(text) if stopping.requested() is not None else self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+
+@contextmanager
+def _quiet_once_stopped() -> Iterator[None]:
+    real = sys.stderr
+    sys.stderr = _QuietOnceStopped(real)
+    try:
+        yield
+    finally:
+        sys.stderr = real
+
+
+def _stopped(signum: int, progress: _Progress) -> int:
+    """A stopped run: its workers ended, and one line on stderr."""
+    stopping.finishing()
+    stop_every_pool()
+    gx_worker.WORKER.release()
+    warehouse, result = progress.warehouse, progress.result
+    run = result.run_id[:8] if result is not None else None
+    if result is not None and isinstance(warehouse, Path) \
+            and _where_recorded(warehouse, result.run_id)[0] is not None:
+        print(f"sizing ingest: stopped by {stopping.name(signum)} after run {run} was "
+              "published: the warehouse holds the whole run", file=sys.stderr)
+        return stopping.exit_code(signum)
+    when = _when_stopped(progress)
+    if isinstance(warehouse, Lake):
+        # no staging copy: each step committed as it went (docs/reliability.md)
+        committed = result is not None and _lake_has_run(warehouse, result.run_id)
+        print(f"sizing ingest: stopped by {stopping.name(signum)} {when}: "
+              + ("the steps before it are committed to the lake, the derived tables it did "
+                 "not rebuild are marked stale, and the next run rebuilds them" if committed
+                 else "nothing was committed; the lake is as it was"), file=sys.stderr)
+        return stopping.exit_code(signum)
+    last = _last_run(warehouse) if isinstance(warehouse, Path) else None
+    print(f"sizing ingest: stopped by {stopping.name(signum)} {when}: nothing was published; "
+          + (f"the warehouse is as it was after run {last[:8]}" if last else
+             "the warehouse is as it was (no run yet)"), file=sys.stderr)
+    return stopping.exit_code(signum)
+
+
+def _when_stopped(progress: _Progress) -> str:
+    if not progress.launched:
+        return "before the run started"
+    if progress.result is None:
+        return "as the run started"
+    for event in progress.result.all_events:
+        source = getattr(event.event_specific_data, "error_source", None)
+        if event.is_step_failure and getattr(source, "value", None) == "INTERRUPT":
+            return f"during step {event.step_key.replace('__', '/')}"
+    return "after the run's last step, before it was published"
+
+
+def _last_run(warehouse: Path) -> str | None:
+    """The last run recorded in the published warehouse, or None (none yet, unreadable)."""
+    if not warehouse.is_file():
+        return None
+    try:
+        con = connect(warehouse, read_only=True)
+    except StoreError:
+        return None
+    try:
+        found = con.execute(f"SELECT run_id FROM {INGESTION_RUNS.qualified} "
+                            "ORDER BY started_at DESC LIMIT 1").fetchone()
+    except StoreError:
+        found = None
+    finally:
+        con.close()
+    return found[0] if found else None
 
 
 def _compared(raw_root: Path, warehouse: Path | Lake,

@@ -6,7 +6,9 @@ raw, core, sizing, report bookkeeping), closes (which checkpoints everything int
 when that cannot be done, the disk full, nothing is published: `_folded`), and renames the
 staging file over the published one. Readers that had the old file open
 keep their snapshot; new connections see the new one, never a mix of two runs; a crash at
-any moment leaves the published file as it was.
+any moment leaves the published file as it was. A run stopped politely (SIGINT, SIGTERM:
+store/stopping.py) is never published, even when the stop arrives while it closes: its
+staging file is removed.
 
 Someone else's read-write session on the published file (an analyst's `duckdb` shell) is
 detected: replacing the file under it would cut that session off from the file and lose
@@ -27,7 +29,7 @@ from pathlib import Path
 
 import duckdb
 
-from store import faults
+from store import faults, stopping
 from store.lock import writer_lock
 from store.store import Store, connect
 
@@ -109,17 +111,19 @@ class Publication:
         return True
 
     def close(self, publish: bool = True) -> Outcome | None:
-        """Close the staging file and, when `publish`, make it the warehouse."""
+        """Close the staging file and, when `publish`, make it the warehouse; None when
+        nothing is published (not asked to, or the run was asked to stop)."""
         try:
             if self.store is not None:
                 self.store.con.close()
                 self.store = None
-            if not publish:
+            if publish:
+                _folded(self.staging)
+                faults.checkpoint("before-publish")
+                _fsync(self.staging)
+            if not publish or stopping.requested() is not None:
                 _remove(self.staging)
                 return None
-            _folded(self.staging)
-            faults.checkpoint("before-publish")
-            _fsync(self.staging)
             holder = writer_elsewhere(self.published) if self._holder is None \
                 else self._holder
             if holder is not None:
@@ -132,6 +136,9 @@ class Publication:
             pending_path(self.published).unlink(missing_ok=True)  # superseded
             faults.checkpoint("after-publish")
             return Outcome(self.published)
+        except BaseException:  # a stop (KeyboardInterrupt) or a failure: nothing published
+            _remove(self.staging)  # (once published, there is no staging file left)
+            raise
         finally:
             self._stack.close()
 
