@@ -71,6 +71,24 @@ def session(sid: int) -> list[str]:
     return left
 
 
+def ignoring_sigint(processes: list[str]) -> list[str]:
+    """The parse workers among `processes` ('<pid> <cmdline>') that ignore SIGINT: set up,
+    past their start (ingest/spawn_pool.py)."""
+    ready = []
+    for process in processes:
+        if "spawn_main" not in process:
+            continue
+        try:
+            status = Path(f"/proc/{process.split()[0]}/status").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        ignored = next((int(line.split()[1], 16) for line in status.splitlines()
+                        if line.startswith("SigIgn:")), 0)
+        if ignored & (1 << (signal.SIGINT - 1)):
+            ready.append(process)
+    return ready
+
+
 def none_left(sid: int) -> list[str]:
     """Once the run exited: multiprocessing's resource tracker ends on its own when it
     reads the end of its pipe, a moment later; a worker would still be there."""
@@ -206,8 +224,10 @@ def test_a_stop_while_files_are_parsed_ends_the_parse_workers(published, lab, tm
         (folder / "metrics-model-inference.csv").write_text(text.replace("resnet152", f"m{n}"))
     run = ingest(raw, lab, {"SIZING_PARSE_WORKERS": "2"})
     deadline = time.monotonic() + 300
+    # both workers up and working: a worker still starting (importing site) has Python's
+    # own SIGINT handler, and a Ctrl-C then makes it print its start-up failure
     while run.poll() is None and time.monotonic() < deadline \
-            and sum("spawn_main" in p for p in session(run.pid)) < 2:
+            and len(ignoring_sigint(session(run.pid))) < 2:
         time.sleep(0.02)
     assert run.poll() is None, run.communicate()
     os.killpg(run.pid, signum)
