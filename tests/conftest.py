@@ -3,6 +3,9 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -40,6 +43,23 @@ def store(tmp_path: Path):
     con = connect(tmp_path / "wh" / "test.duckdb")
     yield Store(con)
     con.close()
+
+
+def lock_holder(warehouse: Path) -> subprocess.Popen:
+    """Another process holding the warehouse's writer lock until it reads a line on stdin
+    (`holder.communicate("done\\n")`); returns once the lock is held."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import sys
+            from pathlib import Path
+            from store.lock import writer_lock
+            with writer_lock(Path({str(warehouse)!r})):
+                print("held", flush=True)
+                sys.stdin.readline()
+        """)],
+        cwd=PROJECT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
 
 
 def corpus_path(relpath: str) -> Path:

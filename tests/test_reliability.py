@@ -17,7 +17,7 @@ import pytest
 from parsers.registry import data_tables
 from samples import generate
 from store.faults import FAULT_ENV, POINTS
-from tests.conftest import PROJECT
+from tests.conftest import PROJECT, lock_holder
 
 DATA_TABLES = ("raw.model_analyzer_inference", "raw.model_analyzer_gpu", "raw.perf_analyzer",
                "raw.genai_perf", "core.inference_measurements",
@@ -117,17 +117,7 @@ def test_reader_keeps_answering_while_an_ingestion_publishes(raw, tmp_path):
 
 def test_a_second_ingestion_waits_then_says_who_holds_the_warehouse(raw, tmp_path):
     warehouse = tmp_path / "lab.duckdb"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
-            import sys, time
-            from pathlib import Path
-            from store.lock import writer_lock
-            with writer_lock(Path({str(warehouse)!r})):
-                print("held", flush=True)
-                sys.stdin.readline()
-        """)],
-        cwd=PROJECT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == "held"
+    holder = lock_holder(warehouse)
     result = sizing(raw, warehouse, env={"SIZING_LOCK_WAIT_S": "1"})
     holder.communicate("done\n", timeout=30)
     assert result.returncode == 2

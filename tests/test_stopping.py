@@ -16,7 +16,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from store import lake, stopping
 from store.faults import FAULT_ENV, HOLD_ENV, HOLD_UNTIL_ENV, SIGNAL_ENV, step_point
 from store.lake import Lake
 from store.publish import Publication
-from tests.conftest import PROJECT
+from tests.conftest import PROJECT, lock_holder
 from tests.test_reliability import EXTRA, add_a_file, assert_consistent, snapshot
 
 # the raw step before its commit; the first core table after the raw step committed (the
@@ -254,17 +253,7 @@ def test_a_stop_while_waiting_for_the_lock_ends_at_once(published, lab):
     """Before the run started: SIGTERM, which killed the process outright (exit -15, no
     word), now ends it as a stop."""
     digest = md5(lab)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
-            import sys
-            from pathlib import Path
-            from store.lock import writer_lock
-            with writer_lock(Path({str(lab)!r})):
-                print("held", flush=True)
-                sys.stdin.readline()
-        """)],
-        cwd=PROJECT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == "held"
+    holder = lock_holder(lab)
     run = ingest(published["raw"], lab, {"SIZING_LOCK_WAIT_S": "300"})
     assert run.stderr is not None
     said = b""
