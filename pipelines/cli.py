@@ -42,18 +42,17 @@ from pipelines.console import (
     path_arg,
     print_frame,
 )
+from pipelines.instance_home import adopt_project_instance
 from reports.paths import report_path
 from reports.query import WarehouseUnavailable
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
-from schemas.llm import LLM_CAPACITY_PLAN
-from schemas.sizing import CAPACITY_PLAN_SUMMARY
+from schemas.llm import CAPACITY_PLAN_TOTAL
 from store import lake, stopping
 from store.lake import LAKE_PREFIX, Lake
 from store.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
 from store.publish import pending_path, writer_elsewhere
 from store.store import Store, StoreError, connect
 from transforms.freshness import stale
-from transforms.llm.planner import scenario_servers
 from transforms.quality import gx_worker
 
 DEBUG_ENV = "SIZING_DEBUG"
@@ -66,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     debug = "--debug" in words or os.environ.get(DEBUG_ENV, "") not in ("", "0")
     command = "sizing"
+    adopt_project_instance()  # runs inside the project show in its Dagster UI
     try:
         args = _parser().parse_args(argv)
         command = f"sizing {args.command}"
@@ -480,8 +480,8 @@ def _run_job(defs, raw_root: Path, warehouse: str, purge_missing: bool,
 
 
 def _instance():
-    """Runs go to the project's Dagster instance when DAGSTER_HOME is set (make sets it),
-    so `make ui` shows them; otherwise to a throwaway one."""
+    """Runs go to the Dagster instance of DAGSTER_HOME (pipelines/instance_home.py), so
+    `make ui` shows them; without one to a throwaway one."""
     import dagster as dg
 
     if os.environ.get("DAGSTER_HOME"):
@@ -536,32 +536,15 @@ def _print_summary(store: Store, warehouse: Path | Lake, headline: str) -> None:
 
 
 def _print_plans(store: Store, present: set[str]) -> None:
-    plans = store.query(f"SELECT * FROM {CAPACITY_PLAN_SUMMARY.qualified} ORDER BY scenario")
-    for p in plans.iter_rows(named=True):
-        print(f"Capacity plan '{p['scenario']}' on {p['gpu_model']} x{p['gpus_per_server']}: "
-              f"{p['instances']} instances, {p['gpu_memory_gb']:.1f} GB; GPUs by memory "
-              f"{p['gpus_by_memory']}, by compute {p['gpus_by_compute']} -> "
-              f"{p['gpus_recommended']} GPUs, {p['servers_recommended']} servers"
-              + ("" if p["demands_planned"] == p["demands"] else
-                 f" ({p['demands'] - p['demands_planned']} demands not planned: "
-                 "select * from sizing.capacity_plan_issues)"))
-    if LLM_CAPACITY_PLAN.key not in present:  # a warehouse from before chat plans
+    """Each scenario's answer, the Triton and chat parts added up (sizing.capacity_plan_total)."""
+    if CAPACITY_PLAN_TOTAL.key not in present:  # not built yet: the run said why above
         return
-    chats = store.query(
-        f"SELECT scenario, any_value(gpu_model) AS gpu_model, any_value(slo_policy) AS slo, "
-        f"any_value(gpus_per_server) AS per_server, count(*) AS demands, "
-        f"count(gpus) AS planned, coalesce(sum(gpus), 0)::BIGINT AS gpus "
-        f"FROM {LLM_CAPACITY_PLAN.qualified} GROUP BY scenario ORDER BY scenario")
-    triton = {p["scenario"]: p["gpus_recommended"] or 0 for p in plans.iter_rows(named=True)}
-    for c in chats.iter_rows(named=True):
-        total, servers = scenario_servers(c["gpus"], triton.get(c["scenario"], 0),
-                                          c["per_server"])
-        print(f"Chat plan '{c['scenario']}' on {c['gpu_model']} ({c['slo']}): {c['gpus']} GPUs"
-              + (f"; with the Triton models, {total} GPUs, {servers} servers"
-                 if c["scenario"] in triton else f", {servers} servers")
-              + ("" if c["planned"] == c["demands"] else
-                 f" ({c['demands'] - c['planned']} demands not planned: select reason from "
-                 "sizing.llm_capacity_plan)"))
+    totals = store.query(f"SELECT scenario, answer, lower_bound "
+                         f"FROM {CAPACITY_PLAN_TOTAL.qualified} ORDER BY scenario")
+    for t in totals.iter_rows(named=True):
+        print(f"Capacity plan '{t['scenario']}': {t['answer']}"
+              + (" (why: select scenario, not_planned from sizing.capacity_plan_total)"
+                 if t["lower_bound"] else ""))
 
 
 if __name__ == "__main__":

@@ -16,26 +16,27 @@ import difflib
 import math
 
 from ingest import config
-from pipelines.console import UsageError, one_line, print_frame
+from pipelines.console import UsageError, number, one_line, print_frame
 from reports.query import connect_read_only
 from schemas.context import REFERENCE_GPUS
 from schemas.domains import domain_of
 from schemas.llm import LLM_CAPACITY_PLAN, LLM_SERVING_RUNS
-from schemas.sizing import CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, PERCENTILES
+from schemas.sizing import CAPACITY_PLAN, PERCENTILES
 from store.store import Store, StoreError
 from transforms.derived import to_frame
 from transforms.inference.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
-from transforms.inference.planner import Demand, Scenario
+from transforms.inference.planner import Demand, Plan, Scenario
 from transforms.inference.tables import measurements, plan_scenario
-from transforms.llm.planner import DEFAULT_TOKENS_PER_USER_PER_MIN, ChatDemand
+from transforms.llm.planner import DEFAULT_TOKENS_PER_USER_PER_MIN, ChatDemand, merged
+from transforms.llm.scenario_total import plural, scenario_total
+from transforms.llm.serving_rule import NO_LIMIT as NO_CHAT_LIMIT
+from transforms.llm.serving_rule import ChatSlo
 from transforms.llm.tables import chat_plan, policies
 
-PLAN_COLUMNS = ("model", "concurrent_users", "config_variant", "system", "optimal_concurrency",
-                "instances", "gpu_memory_per_instance_gb", "gpu_memory_gb",
-                "gpu_utilization_pct", "latency_at_slo_ms")
-SUMMARY_COLUMNS = ("instances", "gpu_memory_gb", "gpus_by_memory", "servers_by_memory",
-                   "gpus_by_compute", "servers_by_compute", "gpus_naive", "gpus_recommended",
-                   "servers_recommended")
+# by importance, left to right: on a narrow terminal the last ones go first
+PLAN_COLUMNS = ("model", "concurrent_users", "instances", "optimal_concurrency",
+                "gpu_memory_per_instance_gb", "gpu_utilization_pct", "latency_at_slo_ms",
+                "config_variant", "system")
 
 
 def _upper_bound(column: str) -> float:
@@ -98,60 +99,87 @@ def knee_arg(text: str) -> float:
     return value
 
 
-CHAT_COLUMNS = ("model", "chat_users", "requests_per_s", "demand_output_tokens_per_s", "tool",
-                "load_at_slo", "output_tokens_per_s_per_instance", "gpus_per_instance",
-                "instances", "gpus", "servers")
+CHAT_COLUMNS = ("model", "chat_users", "requests_per_s", "instances", "gpus",
+                "output_tokens_per_s_per_instance", "demand_output_tokens_per_s",
+                "load_at_slo", "gpus_per_instance", "tool")
 CHAT_LABELS = {"chat_users": "Users", "requests_per_s": "Requests/s",
                "demand_output_tokens_per_s": "Demand (tokens/s)", "tool": "Sweep",
                "load_at_slo": "Requests per instance",
                "output_tokens_per_s_per_instance": "Tokens/s per instance",
                "gpus_per_instance": "GPUs per instance"}
+COUNT_WORDS = (("gpus_by_memory", "by memory"), ("gpus_by_compute", "by compute"),
+               ("gpus_naive", "naive"))
 
 
 def plan_command(args: argparse.Namespace) -> int:
     scenario, chats = scenario_of(args)  # the options alone, before the warehouse is opened
     warehouse = config.warehouse_location(args.warehouse)
     store = connect_read_only(warehouse)
+    result = None
     try:
         try:
             if scenario.demands:
                 _known(store, scenario)
                 result = plan_scenario(store, scenario, args.knee)
-            chat_rows = _chat_plans(store, scenario, chats, args.chat_slo)
+            chat_rows, chat_slo = _chat_plans(store, scenario, chats, args.chat_slo)
         except StoreError as exc:  # a DuckDB file that is not (yet) a warehouse
             raise UsageError(f"cannot plan from warehouse {warehouse}: "
                              f"{one_line(exc)}; run `sizing ingest` first") from None
     finally:
         store.con.close()
-    issues = 0
-    if scenario.demands:
-        issues += _print_plan(result)
+    total = scenario_total(
+        scenario.name, scenario.gpu_model, scenario.gpus_per_server,
+        slo=scenario.slo if result else None, triton=result.summary if result else None,
+        triton_issues=result.issues if result else [],
+        chat_slo_policy=chat_slo.name if chat_rows else None, chats=chat_rows)
+    print(total["answer"])  # the answer first, in one sentence
+    _print_slos(scenario if result else None, chat_slo if chat_rows else None)
+    if result:
+        _print_plan(result)
     if chat_rows:
-        issues += _print_chat_plans(chat_rows)
-    return 1 if issues else 0
+        _print_chat_plans(chat_rows)
+    return 1 if total["lower_bound"] else 0
 
 
-def _print_plan(result) -> int:
+def _print_slos(scenario: Scenario | None, chat_slo: ChatSlo | None) -> None:
+    """Which SLOs the answer holds under: said every time, the defaults above all."""
+    if scenario is not None:
+        print("SLO of the Triton models: " + (
+            scenario.slo.describe() if scenario.slo.column else
+            "none: planned without a latency limit (--slo p95:MS sets one)"))
+    if chat_slo is not None:
+        print(f"SLO of the LLM chat: {chat_slo.name!r}, {chat_slo.describe()}"
+              + (" (--chat-slo POLICY sets one of raw/reference/llm_slo.yaml)"
+                 if chat_slo.percentile is None else ""))
+
+
+def _print_plan(result: Plan) -> None:
+    s = result.summary
+    print()
+    print(f"Triton models: {plural(s['gpus_recommended'], 'GPU')} in "
+          f"{plural(s['servers_recommended'], 'server')} ({plural(s['instances'], 'instance')}, "
+          f"{number(s['gpu_memory_gb'], 'gpu_memory_gb')} GB; GPUs "
+          + ", ".join(f"{words} {s[col]}" for col, words in COUNT_WORDS if s[col] is not None)
+          + "; the larger of memory and compute is planned)")
     if result.rows:
         print_frame(to_frame(CAPACITY_PLAN, result.rows).select(PLAN_COLUMNS), labels=LABELS,
                     note_units=False)
     for issue in result.issues:
         print(f"not planned: {issue['model']}: {issue['reason']}")
-    print_frame(to_frame(CAPACITY_PLAN_SUMMARY, [result.summary]).select(SUMMARY_COLUMNS),
-                labels=LABELS)
-    if result.summary["assumptions"]:
-        print(f"assumptions: {result.summary['assumptions']}")
-    return len(result.issues)
+    if s["assumptions"]:
+        print(f"assumptions: {s['assumptions']}")
 
 
 def _chat_plans(store: Store, scenario: Scenario, chats: list[ChatDemand],
-                slo_policy: str) -> list[dict]:
+                slo_policy: str) -> tuple[list[dict], ChatSlo]:
+    """One plan per model demanded (its demands planned together), and the policy used."""
     if not chats:
-        return []
-    known = sorted(p.name for p in policies(store))
+        return [], NO_CHAT_LIMIT
+    known = {p.name: p for p in policies(store)}
     if slo_policy not in known:
-        raise UsageError(f"--chat-slo {slo_policy!r}: unknown policy{_close(slo_policy, known)}"
-                         f"; raw/reference/llm_slo.yaml has {_listed(known)}")
+        raise UsageError(f"--chat-slo {slo_policy!r}: unknown policy"
+                         f"{_close(slo_policy, sorted(known))}; raw/reference/llm_slo.yaml has "
+                         f"{_listed(sorted(known))}")
     served = sorted(store.query(f"SELECT DISTINCT model FROM {LLM_SERVING_RUNS.qualified} "
                                 "WHERE model IS NOT NULL")["model"].to_list())
     unknown = [d.model for d in chats if d.model not in served]
@@ -161,12 +189,14 @@ def _chat_plans(store: Store, scenario: Scenario, chats: list[ChatDemand],
             + (f"the warehouse has serving runs of {_listed(served)}" if served else
                "the warehouse has no LLM serving runs yet: ingest vLLM, SGLang, AIPerf or "
                "GenAI-Perf sweeps first"))
-    return [chat_plan(store, demand, scenario.gpu_model, scenario.gpus_per_server, slo_policy)
-            for demand in chats]
+    return ([chat_plan(store, group, scenario.gpu_model, scenario.gpus_per_server, slo_policy)
+             for group in merged(chats)], known[slo_policy])
 
 
-def _print_chat_plans(rows: list[dict]) -> int:
+def _print_chat_plans(rows: list[dict]) -> None:
     planned = [r for r in rows if r["reason"] is None]
+    print()
+    print(f"LLM chat: {plural(sum(r['gpus'] for r in planned), 'GPU')}")
     if planned:
         print_frame(to_frame(LLM_CAPACITY_PLAN, planned).select(CHAT_COLUMNS),
                     labels=CHAT_LABELS, note_units=False)
@@ -177,7 +207,6 @@ def _print_chat_plans(rows: list[dict]) -> int:
                 print(f"assumptions: {row['assumptions']}")
         else:
             print(f"not planned: {row['model']}: {row['reason']}")
-    return len(rows) - len(planned)
 
 
 def scenario_of(args: argparse.Namespace) -> tuple[Scenario, list[ChatDemand]]:

@@ -229,5 +229,44 @@ LLM_CAPACITY_PLAN = Table(
     lineage=False,
 )
 
+CAPACITY_PLAN_TOTAL = Table(
+    "sizing", "capacity_plan_total",
+    "The answer of each capacity scenario: one row per scenario with the GPUs and servers "
+    "all its demands need together, Triton models (sizing.capacity_plan_summary, "
+    "gpus_recommended) and LLM chat (sizing.llm_capacity_plan). Chat instances take whole "
+    "GPUs, so gpus = triton_gpus + chat_gpus and servers = ceil(gpus / gpus_per_server): an "
+    "upper bound, since the two could share a partly used server. Demands for the same "
+    "model are merged before planning. When a demand could not be planned the total is a "
+    "lower bound (lower_bound true; not_planned says which and why).",
+    (
+        text("scenario", "Scenario name (or 'ad hoc' for `sizing plan`).", nullable=False),
+        text("gpu_model", "GPU model of the servers.", nullable=False),
+        integer("gpus_per_server", "GPUs per server.", nullable=False, checks=_PLAN_COUNT),
+        text("slo", "Latency SLO of the Triton demands, as 'p95 <= 600 ms' ('none': no "
+             "limit; NULL when the scenario has none)."),
+        text("chat_slo_policy", "Chat SLO policy of the LLM demands (NULL when the scenario "
+             "has none)."),
+        integer("models", "Models demanded (demands for the same model merged).",
+                nullable=False, checks=_PLAN_COUNT),
+        integer("models_planned", "Models that could be planned.", nullable=False,
+                checks=_PLAN_COUNT),
+        integer("triton_gpus", "GPUs of the Triton demands (capacity_plan_summary."
+                "gpus_recommended).", nullable=False, checks=_PLAN_COUNT),
+        integer("chat_gpus", "GPUs of the LLM chat demands (sum of llm_capacity_plan.gpus).",
+                nullable=False, checks=_PLAN_COUNT),
+        integer("gpus", "GPUs of the whole scenario: triton_gpus + chat_gpus.", nullable=False,
+                checks=_PLAN_COUNT),
+        integer("servers", "ceil(gpus / gpus_per_server).", nullable=False, checks=_PLAN_COUNT),
+        flag("lower_bound", "True when some demand could not be planned: the real need is "
+             "higher.", nullable=False),
+        text("not_planned", "Models that could not be planned, with the reason, "
+             "';'-separated."),
+        text("answer", "The answer in one sentence: GPUs and servers, then what each part "
+             "serves.", nullable=False),
+        text("source_file", "Scenario file."),
+    ),
+    lineage=False,
+)
+
 TABLES = (LLM_SLO_POLICIES,)
-DERIVED_TABLES = (LLM_SERVING_RUNS, LLM_SERVING_OPTIMAL, LLM_CAPACITY_PLAN)
+DERIVED_TABLES = (LLM_SERVING_RUNS, LLM_SERVING_OPTIMAL, LLM_CAPACITY_PLAN, CAPACITY_PLAN_TOTAL)

@@ -117,7 +117,8 @@ _SCENARIO = (
 
 CAPACITY_PLAN = Table(
     "sizing", "capacity_plan",
-    "One row per scenario demand that could be planned: the model's optimal concurrency on "
+    "One row per scenario demand that could be planned (demands for the same model merged, "
+    "their users added): the model's optimal concurrency on "
     "the scenario's GPU within its SLO, and the instances, GPU memory and utilization that "
     "serving the users takes. instances = ceil(concurrent_users / optimal_concurrency).",
     (
@@ -157,7 +158,8 @@ CAPACITY_PLAN_SUMMARY = Table(
         *_SCENARIO,
         integer("gpus_per_server", "GPUs in one server.", nullable=False),
         real("gpu_memory_capacity_gb", "Memory of one GPU, GB."),
-        integer("demands", "Demands in the scenario.", nullable=False),
+        integer("demands", "Demands in the scenario, those for the same model merged into one "
+                "(their users added; assumptions says which).", nullable=False),
         integer("demands_planned", "Demands planned (the others are in "
                 "sizing.capacity_plan_issues).", nullable=False),
         integer("instances", "Model instances, all demands.", nullable=False),

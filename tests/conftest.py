@@ -24,9 +24,10 @@ CORPUS = Path(
 
 def pytest_configure(config: pytest.Config) -> None:
     """`make test` exports the operator's DAGSTER_HOME (`.dagster/`, the one `make ui`
-    shows): tests must not record their runs there. Without it a run uses an ephemeral
-    instance; a test that needs a persistent one sets its own under tmp_path."""
-    os.environ.pop("DAGSTER_HOME", None)
+    shows): tests must not record their runs there. Set and empty, it keeps `sizing` from
+    adopting the project's instance too (pipelines/instance_home.py): a run uses an
+    ephemeral instance; a test that needs a persistent one sets its own under tmp_path."""
+    os.environ["DAGSTER_HOME"] = ""
 
 
 @pytest.fixture

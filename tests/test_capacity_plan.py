@@ -133,9 +133,30 @@ def test_sizing_plan_command_reads_the_warehouse(warehouse, capsys):
                  "--gpu-model", "L40S-48GB", "--gpus-per-server", "4", "--slo", "p95:15"])
     out = capsys.readouterr().out
     assert code == 0
-    # p95 <= 15 ms: optimum 2 -> ceil(20 / 2) = 10 instances of 31 GB, util 55 % -> 6 GPUs
-    assert "| llm_13b | 20               | llm_13b_config_default | l40s-01 | 2" in out
-    assert "| 10        | 310.0         | 10             | 3" in out
+    # p95 <= 15 ms: optimum 2 -> ceil(20 / 2) = 10 instances of 31 GB; one per 48 GB GPU by
+    # memory: 10 GPUs; by compute ceil(10 x 55 %) = 6; the larger, 10, fills 3 servers of 4
+    lines = out.splitlines()
+    assert lines[0] == ("10 GPUs in 3 servers of 4 L40S-48GB: 10 GPUs for 1 Triton model "
+                        "(p95 <= 15 ms)")  # the answer first
+    assert lines[1] == "SLO of the Triton models: p95 <= 15 ms"
+    assert ("Triton models: 10 GPUs in 3 servers (10 instances, 310.0 GB; GPUs by memory 10, "
+            "by compute 6, naive 7;") in out
+    row = next(line for line in lines if line.startswith("| llm_13b"))
+    assert [c.strip() for c in row.strip("|").split("|")][:4] == ["llm_13b", "20", "10", "2"]
+
+
+def test_sizing_plan_merges_demands_for_one_model_and_states_its_slo(warehouse, capsys):
+    code = main(["plan", "--warehouse", str(warehouse), "--demand", "llm_13b=1",
+                 "--demand", "llm_13b=1", "--gpu-model", "L40S-48GB", "--gpus-per-server", "4"])
+    out = capsys.readouterr().out
+    assert code == 0
+    # apart, each user took an instance and a GPU; together 2 users fit the one instance
+    # (no latency limit: the knee of the sweep serves more than 2)
+    assert out.splitlines()[0].startswith("1 GPU in 1 server of 4 L40S-48GB: 1 GPU for 1 "
+                                          "Triton model (no latency limit)")
+    assert ("SLO of the Triton models: none: planned without a latency limit (--slo p95:MS "
+            "sets one)") in out
+    assert "assumptions: llm_13b: 2 demands merged (1 + 1 = 2 users)" in out
 
 
 def test_sizing_plan_rejects_a_malformed_demand(warehouse, capsys):

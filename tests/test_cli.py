@@ -27,8 +27,11 @@ def test_ingest_prints_per_format_counts_and_the_warehouse(tmp_path, capsys, mon
     assert re.search(r"\| model_analyzer_csv +\| 6 +\| 0 +\| 0 +\| 0 +\| 0 +\|", out)
     assert "core.inference_measurements: 67 rows" in out
     # 12 GPUs for the Triton models and 6 for 2,000 chat users: 18 GPUs fill 3 servers of 8
-    assert ("Chat plan 'vision-and-chat' on H100-80GB (mlperf-interactive): 6 GPUs; with the "
-            "Triton models, 18 GPUs, 3 servers") in out
+    assert ("Capacity plan 'vision-and-chat': At least 18 GPUs in 3 servers of 8 H100-80GB: "
+            "12 GPUs for 3 Triton models (p95 <= 600 ms); 6 GPUs for "
+            "meta-llama/Llama-3.1-8B-Instruct (2,000 chat users, mlperf-interactive). Lower "
+            "bound: llama3_70b (1 of 5 models) could not be planned (why: select scenario, "
+            "not_planned from sizing.capacity_plan_total)") in out
     assert f"Warehouse: {warehouse}" in out
     con = connect(warehouse, read_only=True)
     assert con.execute("SELECT count(*) FROM raw.ingestion_runs").fetchone() == (1,)

@@ -15,7 +15,7 @@ import dagster as dg
 import pytest
 from dagster._core.events.log import EventLogEntry
 
-from pipelines import instance_storage
+from pipelines import instance_home, instance_storage
 from pipelines.definitions import defs
 from pipelines.instance_storage import PooledSqliteEventLogStorage
 from samples import generate
@@ -112,6 +112,35 @@ def _message(run_id: str, text: str) -> EventLogEntry:
 
 
 def test_tests_never_record_runs_in_the_operators_dagster_instance():
-    """`make test` exports DAGSTER_HOME=.dagster for `make ui`; the suite drops it
-    (tests/conftest.py), so its runs never appear in the operator's runs list."""
+    """`make test` exports DAGSTER_HOME=.dagster for `make ui`; the suite sets it empty
+    (tests/conftest.py), so its runs never appear in the operator's runs list, and `sizing`
+    run by a test inside the project does not adopt the project's instance either."""
+    assert os.environ["DAGSTER_HOME"] == ""
+    assert instance_home.adopt_project_instance(instance_home.PROJECT) is None
+    assert os.environ["DAGSTER_HOME"] == ""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    """A project folder whose `.dagster/dagster.yaml` `make run` wrote, DAGSTER_HOME unset."""
+    root = tmp_path / "project"
+    (root / ".dagster").mkdir(parents=True)
+    (root / ".dagster" / "dagster.yaml").write_text("{}\n")
+    monkeypatch.setattr(instance_home, "PROJECT", root)
+    monkeypatch.setattr(instance_home, "PROJECT_HOME", root / ".dagster")
+    monkeypatch.delenv("DAGSTER_HOME")
+    return root
+
+
+def test_sizing_inside_the_project_records_in_the_projects_instance(project):
+    (project / "raw").mkdir()
+    assert instance_home.adopt_project_instance(project / "raw") == str(project / ".dagster")
+    assert os.environ["DAGSTER_HOME"] == str(project / ".dagster")
+
+
+def test_sizing_outside_the_project_or_before_make_run_uses_a_throwaway_instance(project,
+                                                                                  tmp_path):
+    assert instance_home.adopt_project_instance(tmp_path / "elsewhere") is None
+    (project / ".dagster" / "dagster.yaml").unlink()
+    assert instance_home.adopt_project_instance(project) is None
     assert "DAGSTER_HOME" not in os.environ

@@ -22,7 +22,7 @@ from samples.generate import LLM_SLO_YAML, run_yaml, write
 from store.store import Store, connect
 from tests.conftest import query
 from tests.parsers.test_llm_serving_fixtures import vllm
-from transforms.llm.tables import build_optimal, build_plans, build_runs
+from transforms.llm.tables import build_optimal, build_plans, build_runs, build_totals
 
 VLLM = "llm_serving/h100-sxm-01/vllm-llama3.1-8b/"
 AIPERF = "llm_serving/a100-sxm-02/aiperf-llama3.1-8b/"
@@ -245,23 +245,47 @@ def planned(tmp_path_factory) -> Path:
     return warehouse
 
 
-def test_chat_users_become_tokens_instances_gpus_and_servers(planned):
+def test_chat_demands_of_one_model_become_tokens_instances_gpus_and_servers(planned):
     per_instance = vllm_sample(32)["output_throughput"]  # the interactive SLO's point
-    rows = query(planned, "SELECT demand_index, demand_output_tokens_per_s, tool, load_at_slo, "
-                          "output_tokens_per_s_per_instance, instances, gpus, servers, "
-                          "assumptions FROM sizing.llm_capacity_plan "
+    rows = query(planned, "SELECT demand_index, chat_users, requests_per_s, "
+                          "tokens_per_user_per_min, demand_output_tokens_per_s, tool, "
+                          "load_at_slo, output_tokens_per_s_per_instance, instances, gpus, "
+                          "servers, assumptions FROM sizing.llm_capacity_plan "
                           "WHERE scenario = 'chat-launch' ORDER BY demand_index")
-    # 2,000 users x 540 tokens/min = 18,000 tokens/s; 10 requests/s x 200 tokens = 2,000
+    # the three demands of one model are served by the same instances, so planned together:
+    # 2,000 users x 540 tokens/min = 18,000 tokens/s; 10 requests/s x 200 tokens = 2,000;
+    # 10 users x 300 (the default) / 60 = 50; 20,050 / 1,796.25 = 11.2 -> 12 instances of 1
+    # GPU (planned apart: 11 + 2 + 1 = 14), 3 servers of 4
     assert per_instance == pytest.approx(1796.254879)
-    assert rows == [
-        (1, 18000.0, "vllm", 32.0, per_instance, 11, 11, 3, None),  # 18,000 / 1,796 = 10.02
-        (2, 2000.0, "vllm", 32.0, per_instance, 2, 2, 1, None),
-        (3, 50.0, "vllm", 32.0, per_instance, 1, 1, 1,
-         "300 output tokens per user per minute (default)")]
+    assert rows == [(1, 2010, 10.0, None, 20050.0, "vllm", 32.0, per_instance, 12, 12, 3,
+                     "300 output tokens per user per minute (default)")]
     (explanation,) = query(planned, "SELECT explanation FROM sizing.llm_capacity_plan "
-                                    "WHERE scenario = 'chat-launch' AND demand_index = 1")[0]
+                                    "WHERE scenario = 'chat-launch'")[0]
+    assert explanation.startswith(
+        "3 demands of meta-llama/Llama-3.1-8B-Instruct planned together: 2,000 users x 540 "
+        "tokens/min + 10 requests/s x 200 tokens + 10 users x 300 tokens/min = 20,050 output "
+        "tokens/s.")
     assert "highest level within is 32 concurrent requests" in explanation
-    assert "18,000 / 1,796 -> 11 instances" in explanation
+    assert "20,050 / 1,796 -> 12 instances x 1 GPU = 12 GPUs, 3 server(s) of 4" in explanation
+
+
+def test_the_scenario_total_adds_up_and_says_when_it_is_a_lower_bound(planned):
+    store = Store(connect(planned))
+    try:
+        build_totals(store)
+    finally:
+        store.con.close()
+    rows = query(planned, "SELECT scenario, slo, chat_slo_policy, models, models_planned, "
+                          "triton_gpus, chat_gpus, gpus, servers, lower_bound, answer "
+                          "FROM sizing.capacity_plan_total ORDER BY scenario")
+    assert rows == [
+        ("chat-launch", None, "mlperf-interactive", 1, 1, 0, 12, 12, 3, False,
+         "12 GPUs in 3 servers of 4 H100-80GB: 12 GPUs for "
+         "meta-llama/Llama-3.1-8B-Instruct (2,010 chat users + 10 requests/s, "
+         "mlperf-interactive)"),
+        ("on-a100", None, "no-such-policy", 1, 0, 0, 0, 0, 0, True,
+         "No plan: meta-llama/Llama-3.1-8B-Instruct (1 of 1 model) could not be planned on "
+         "A100-80GB")]
 
 
 def test_an_unknown_chat_policy_is_a_reason_not_a_guess(planned):

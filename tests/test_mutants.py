@@ -178,7 +178,7 @@ def mutated_run(tmp_path_factory):
     raw, warehouse = work / "raw", work / "w.duckdb"
     applied = mutated_raw_root(raw)
     with pytest.MonkeyPatch.context() as patch:
-        patch.delenv("DAGSTER_HOME", raising=False)  # a throwaway Dagster instance
+        patch.setenv("DAGSTER_HOME", "")  # a throwaway Dagster instance
         for name in ("SIZING_RAW_DIR", "SIZING_WAREHOUSE"):
             patch.delenv(name, raising=False)
         code = main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)])

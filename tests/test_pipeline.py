@@ -39,7 +39,8 @@ SIZING = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_r
           "virtualization_overhead", "storage_capability", "storage_scaling",
           "training_storage_demand", "checkpoint_bandwidth", "checkpoint_write",
           "llm_serving_optimal",
-          "llm_capacity_plan", "kv_cache_capacity", "mlperf_training_scores",
+          "llm_capacity_plan", "capacity_plan_total", "kv_cache_capacity",
+          "mlperf_training_scores",
           "collective_bandwidth_rule", "gradient_allreduce_estimate", "rule_history",
           "rule_changes"]
 CORE = ["inference_measurements", "training_runs", "storage_measurements", "llm_serving_runs",
@@ -155,6 +156,9 @@ DEPS = {
     # the chat plan reads the rule's rows, not the runs (transforms/llm/planner.py)
     "sizing/llm_capacity_plan": {"sizing/llm_serving_optimal"}
                                 | _raw("capacity_scenarios", "llm_slo_policies"),
+    # the scenario's answer adds the Triton and the chat plans up (transforms/llm/tables.py)
+    "sizing/capacity_plan_total": {"sizing/capacity_plan_summary", "sizing/capacity_plan_issues",
+                                   "sizing/llm_capacity_plan"} | _raw("capacity_scenarios"),
     "sizing/kv_cache_capacity": {"core/llm_serving_runs", "sizing/llm_serving_optimal"}
                                 | _raw("reference_llm_models", "reference_gpus", "file_context",
                                        "ingested_files"),
@@ -370,8 +374,8 @@ def test_every_asset_reads_exactly_what_it_declares(paths, monkeypatch):
         assert read - own <= declared, f"{op} reads undeclared {sorted(read - own - declared)}"
         assert declared - {"raw_root"} <= read, f"{op} declares unread {sorted(declared - read)}"
         checked.add(op)
-    # the raw step, 8 core steps, 12 sizing steps, the report
-    assert len(checked) == 22
+    # the raw step, 8 core steps, 13 sizing steps, the report
+    assert len(checked) == 23
 
 
 def _run(raw: Path, warehouse: Path) -> dg.ExecuteInProcessResult:

@@ -171,7 +171,7 @@ def test_a_small_run_starts_its_checks_worker_before_dagster_loads(tmp_path, raw
     from pipelines import cli
     from transforms.quality import gx_worker
 
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    monkeypatch.setenv("DAGSTER_HOME", "")
     warehouse = recorded_by_this_code(tmp_path / "wh.duckdb", raw)
     events: list[str] = []
     monkeypatch.setattr(gx_worker.WORKER, "start", lambda: events.append("worker"))
@@ -201,7 +201,7 @@ def test_a_checks_worker_started_ahead_is_let_go_while_the_run_waits_for_the_loc
     from pipelines import cli
     from transforms.quality import gx_worker
 
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    monkeypatch.setenv("DAGSTER_HOME", "")
     # not the 600 s default: without the let-go the run gives up (WarehouseBusy), and the
     # test fails rather than hangs
     monkeypatch.setenv("SIZING_LOCK_WAIT_S", "30")
@@ -232,7 +232,7 @@ def test_a_checks_worker_started_ahead_is_let_go_while_the_run_waits_for_the_loc
 
 def test_sizing_ingest_skips_an_unchanged_root_and_writes_nothing(tmp_path, raw, capsys,
                                                                  monkeypatch):
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    monkeypatch.setenv("DAGSTER_HOME", "")
     warehouse = tmp_path / "wh.duckdb"
     assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
     written = warehouse.stat().st_mtime_ns, warehouse.read_bytes()
@@ -257,7 +257,7 @@ def test_sizing_ingest_skips_an_unchanged_root_and_writes_nothing(tmp_path, raw,
 def test_a_skipped_run_does_not_import_pandas(tmp_path, raw, monkeypatch):
     """DuckDB imports pandas at a process's first bound parameter, and pyarrow at
     Schema.empty_table: 0.2 s of a run that has nothing to do, kept off that path."""
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    monkeypatch.setenv("DAGSTER_HOME", "")
     empty = tmp_path / "empty"
     empty.mkdir()
     for root in (raw, empty):

@@ -13,6 +13,7 @@ from schemas.genai_perf import GENAI_PERF
 from schemas.invariants import PRINTED_SLACK
 from schemas.ledger import INGESTED_FILES
 from schemas.llm import (
+    CAPACITY_PLAN_TOTAL,
     LLM_CAPACITY_PLAN,
     LLM_SERVING_OPTIMAL,
     LLM_SERVING_RUNS,
@@ -21,7 +22,8 @@ from schemas.llm import (
 from schemas.llm_serving import LLM_SERVING_REQUESTS
 from schemas.llm_serving import LLM_SERVING_RUNS as RAW_SERVING_RUNS
 from schemas.scenarios import CAPACITY_SCENARIOS
-from transforms.llm.tables import build_optimal, build_plans, build_runs
+from schemas.sizing import CAPACITY_PLAN_ISSUES, CAPACITY_PLAN_SUMMARY
+from transforms.llm.tables import build_optimal, build_plans, build_runs, build_totals
 
 CHECK_TTFT_WITHIN_E2E = "ttft_within_end_to_end"
 CHECK_FAILED_WITHOUT_LATENCY = "failed_runs_have_no_latency"
@@ -60,6 +62,17 @@ def llm_serving_optimal(context: dg.AssetExecutionContext, warehouse: Warehouse,
 def llm_capacity_plan(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [LLM_CAPACITY_PLAN],
                        lambda store: build_plans(store)[1])
+
+
+@dg.asset(key=key(CAPACITY_PLAN_TOTAL), group_name="sizing", kinds={"duckdb"},
+          code_version=LLM,
+          deps=[key(t) for t in (CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES, LLM_CAPACITY_PLAN,
+                                 CAPACITY_SCENARIOS)],
+          description=table_description(CAPACITY_PLAN_TOTAL),
+          check_specs=fresh_checks([CAPACITY_PLAN_TOTAL]))
+def capacity_plan_total(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    yield from rebuild(context, warehouse, [CAPACITY_PLAN_TOTAL],
+                       lambda store: build_totals(store)[1])
 
 
 @dg.asset_check(asset=key(LLM_SERVING_RUNS), name=CHECK_TTFT_WITHIN_E2E,

@@ -15,7 +15,7 @@ from reports.checks import CheckOutcome
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, details, esc, name, number, paragraph, raw_table, table
 from store.store import Store
-from transforms.llm.planner import scenario_servers
+from transforms.llm.scenario_total import chat_demand_text, plural
 
 SUMMARY = ("scenario", "gpu_model", "gpus_per_server", "gpu_memory_capacity_gb", "demands",
            "demands_planned", "instances", "gpu_memory_gb", "gpus_by_memory",
@@ -28,6 +28,8 @@ PLAN = ("scenario", "gpu_model", "model", "concurrent_users", "slo_percentile",
 ISSUES = ("scenario", "gpu_model", "model", "concurrent_users", "reason", "source_file")
 CHAT = ("scenario", "gpu_model", "gpus_per_server", "slo_policy", "model", "chat_users",
         "requests_per_s", "instances", "gpus", "servers", "explanation", "reason")
+TOTAL = ("scenario", "gpus", "servers", "models", "models_planned", "lower_bound",
+         "not_planned", "answer")
 COUNTS = (("gpus_by_memory", "by memory (first-fit)"), ("gpus_by_compute", "by compute"),
           ("gpus_naive", "naive (memory / capacity)"), ("gpus_recommended", "recommended"))
 RUN = ("run_id", "started_at", "finished_at", "data_changed", "files_loaded",
@@ -38,50 +40,55 @@ CHECK_CLASS = {"passed": "good", "failed": "bad", "error": "bad", "warning": "wa
 def summary(store: Store, checks: Sequence[CheckOutcome] | None) -> Section:
     section = Section("summary", "Capacity plan")
     section.add(_state(store, checks))  # two lines: how far the answer below can be trusted
+    totals = read(store, "sizing", "capacity_plan_total", TOTAL, order_by=["scenario"])
+    for row in totals.to_dicts() if has_rows(totals) else []:  # type: ignore[union-attr]
+        section.add(_answer(row))
     plans = read(store, "sizing", "capacity_plan_summary", SUMMARY, order_by=["scenario"])
-    if not has_rows(plans):
+    chat = read(store, "sizing", "llm_capacity_plan", CHAT, order_by=["scenario", "model"])
+    if not has_rows(plans) and not has_rows(chat):
         section.no_data(
             "no capacity plan (sizing.capacity_plan_summary)",
             "Add a scenario under raw/reference/scenarios/ (name, server: {gpu_model, "
             "gpus_per_server}, slo, demands: [{model, concurrent_users}]) for models with a "
             "concurrency sweep on that GPU.")
-    else:
+    if has_rows(plans):
         assert plans is not None
         plan = read(store, "sizing", "capacity_plan", PLAN, order_by=["scenario", "model"])
         issues = read(store, "sizing", "capacity_plan_issues", ISSUES,
                       order_by=["scenario", "model"])
         for row in plans.to_dicts():
             _scenario(section, row, _of(plan, row["scenario"]), _of(issues, row["scenario"]))
-    _chat_plans(section, store, {} if plans is None else dict(
-        zip(plans["scenario"].to_list(), plans["gpus_recommended"].to_list(), strict=True)))
+    if has_rows(chat):
+        assert chat is not None
+        _chat_plans(section, chat)
     return section
 
 
-def _chat_plans(section: Section, store: Store, triton: dict[str, int | None]) -> None:
-    """Each scenario's LLM chat demands (sizing.llm_capacity_plan), with the scenario's
-    total where it also has Triton demands: whole GPUs per instance, so the servers of both
-    add up (an upper bound: the two could share a partly used server)."""
-    chat = read(store, "sizing", "llm_capacity_plan", CHAT, order_by=["scenario", "model"])
-    if not has_rows(chat):
-        return
-    assert chat is not None
+def _answer(row: dict) -> str:
+    """A scenario's whole answer (sizing.capacity_plan_total), its GPUs and servers in bold,
+    with a caveat when it is a lower bound."""
+    head = f"{plural(row['gpus'], 'GPU')} in {plural(row['servers'], 'server')}"
+    answer = esc(text(row["answer"])).replace(esc(head), f"<b>{esc(head)}</b>", 1)
+    html = f'<p class="answer">Scenario <b>{esc(text(row["scenario"]))}</b>: {answer}</p>'
+    if row["lower_bound"]:
+        html += (f'<p class="caveat"><b>Why a lower bound:</b> '
+                 f"{esc(text(row['not_planned'], ''))}</p>")
+    return html
+
+
+def _chat_plans(section: Section, chat: pl.DataFrame) -> None:
+    """Each scenario's LLM chat demands (sizing.llm_capacity_plan): the GPUs per model and
+    the arithmetic behind them."""
     for (scenario,), rows in chat.group_by(["scenario"], maintain_order=True):
         planned = rows.filter(pl.col("reason").is_null())
         gpus = int(planned["gpus"].sum() or 0)
-        per_server = rows["gpus_per_server"][0]
-        total, servers = scenario_servers(gpus, triton.get(scenario) or 0, per_server)
-        what = ", ".join(f"{text(r['model'])} ({number(r['chat_users'])} users)"
-                         if r["chat_users"] is not None else
-                         f"{text(r['model'])} ({number(r['requests_per_s'])} requests/s)"
+        what = ", ".join(f"{text(r['model'])} ({chat_demand_text(r)})"
                          for r in planned.to_dicts())
         section.add(
-            f'<p class="answer">Scenario <b>{esc(text(scenario))}</b>, LLM chat '
-            f"({esc(text(rows['slo_policy'][0]))}): <b>{esc(number(gpus))} GPUs</b> for "
-            f"{esc(what or 'no demand that could be planned')}"
-            + (f"; with the {esc(number(triton[scenario]))} GPUs above, the scenario needs "
-               f"<b>{esc(number(total))} GPUs in {esc(number(servers))} servers</b>"
-               if scenario in triton else f" in <b>{esc(number(servers))} servers</b>")
-            + f" ({esc(text(rows['gpu_model'][0]))} × {esc(text(per_server))} per server)</p>")
+            f"<h3>{esc(text(scenario))}: LLM chat ({esc(text(rows['slo_policy'][0]))})</h3>"
+            + paragraph(f"{plural(gpus, 'GPU')} for {what or 'no demand that could be planned'}"
+                        f" ({text(rows['gpu_model'][0])} × {text(rows['gpus_per_server'][0])} "
+                        "per server)."))
         for r in rows.to_dicts():
             section.add(paragraph(f"{text(r['model'])}: " + (
                 text(r["explanation"], "") if r["reason"] is None else
@@ -99,19 +106,15 @@ def _scenario(section: Section, row: dict, plan: list[dict], issues: list[dict])
     name, gpu = text(row["scenario"]), text(row["gpu_model"])
     slo = _slo(plan[0]) if plan else ""
     section.add(
-        f'<p class="answer">Scenario <b>{esc(name)}</b>: <b>{esc(number(row["gpus_recommended"]))}'
-        f' GPUs</b> in <b>{esc(number(row["servers_recommended"]))} servers</b> '
-        f"({esc(gpu)} × {esc(text(row['gpus_per_server']))} per server"
-        + (f", SLO {esc(slo)}" if slo else "") + ")</p>")
+        f"<h3>{esc(name)}: Triton models</h3>"
+        + paragraph(f"{plural(row['gpus_recommended'] or 0, 'GPU')} in "
+                    f"{plural(row['servers_recommended'] or 0, 'server')} ({gpu} × "
+                    f"{text(row['gpus_per_server'])} per server"
+                    + (f", SLO {slo}" if slo else "") + ")."))
     unplanned = (row["demands"] or 0) - (row["demands_planned"] or 0)
     if unplanned > 0:
         why = "; ".join(f"{text(i['model'])} ({number(i['concurrent_users'])} users): "
                         f"{text(i['reason'], '')}" for i in issues)
-        section.add(
-            f'<p class="caveat"><b>Lower bound: {unplanned} of {text(row["demands"])} models '
-            f"could not be sized</b>, so the GPUs above serve only "
-            f"{text(row['demands_planned'])} of them and the real need is higher. "
-            f"{esc(why)}</p>")
         section.gap(f"Capacity plan {name}: {unplanned} of {text(row['demands'])} demands "
                     f"not sized ({why}).")
     section.add(_per_model(plan, issues))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
@@ -41,7 +41,9 @@ def plan(scenario: Scenario, measurements: pl.DataFrame, gpu_memory_gb: float | 
     """Plan every demand of a scenario; demands that cannot be planned become issues."""
     result = Plan()
     on_gpu = measurements.filter(pl.col("gpu_model") == scenario.gpu_model)
-    for demand in scenario.demands:
+    demands, merges = merged(scenario.demands)
+    scenario = replace(scenario, demands=demands)
+    for demand in demands:
         row, issue = _plan_demand(scenario, demand, on_gpu, gpu_memory_gb, knee_fraction)
         if row:
             result.rows.append(row)
@@ -50,8 +52,20 @@ def plan(scenario: Scenario, measurements: pl.DataFrame, gpu_memory_gb: float | 
                                   "model": demand.model,
                                   "concurrent_users": demand.concurrent_users,
                                   "reason": issue, "source_file": scenario.source_file})
-    result.summary = _summary(scenario, result.rows, gpu_memory_gb)
+    result.summary = _summary(scenario, result.rows, gpu_memory_gb, merges)
     return result
+
+
+def merged(demands: tuple[Demand, ...]) -> tuple[tuple[Demand, ...], list[str]]:
+    """One demand per model, its users summed, in the order models first appear (the
+    instances of a model serve all its users: planned apart, 20 + 10 users took two
+    instances where one serves 30), and what was merged, in words."""
+    users: dict[str, list[int]] = {}
+    for demand in demands:
+        users.setdefault(demand.model, []).append(demand.concurrent_users)
+    merges = [f"{model}: {len(each)} demands merged ({' + '.join(f'{u:,}' for u in each)} = "
+              f"{sum(each):,} users)" for model, each in users.items() if len(each) > 1]
+    return tuple(Demand(model, sum(each)) for model, each in users.items()), merges
 
 
 def _plan_demand(scenario: Scenario, demand: Demand, on_gpu: pl.DataFrame,
@@ -156,9 +170,10 @@ def _per_gpu(room: float, size: float, count: int) -> int:
     return min(count, max(1, math.floor((room + 1e-9) / size)))
 
 
-def _summary(scenario: Scenario, rows: list[dict], gpu_memory_gb: float | None) -> dict:
+def _summary(scenario: Scenario, rows: list[dict], gpu_memory_gb: float | None,
+             merges: list[str]) -> dict:
     instances = sum(r["instances"] for r in rows)
-    assumptions = []
+    assumptions = list(merges)
     if any(r["gpu_memory_per_instance_gb"] is None and r["instances"] for r in rows):
         assumptions.append("GPU memory of some instances not measured: counted as 0 GB")
     groups = [(r["gpu_memory_per_instance_gb"] or 0.0, r["instances"]) for r in rows]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 from schemas.llm import (
+    CAPACITY_PLAN_TOTAL,
     LLM_CAPACITY_PLAN,
     LLM_SERVING_OPTIMAL,
     LLM_SERVING_RUNS,
@@ -12,9 +14,13 @@ from schemas.llm import (
 )
 from schemas.llm_serving import LLM_SERVING_REQUESTS
 from schemas.scenarios import CAPACITY_SCENARIOS
+from schemas.sizing import CAPACITY_PLAN_ISSUES, CAPACITY_PLAN_SUMMARY
+from schemas.spec import Table
 from store.store import Store
 from transforms.derived import rebuild, replace_validated, to_frame
-from transforms.llm.planner import ChatDemand, plan_chat
+from transforms.inference.optimal import Slo
+from transforms.llm.planner import ChatDemand, demanded, plan_chat
+from transforms.llm.scenario_total import scenario_total
 from transforms.llm.serving_rule import NO_LIMIT, ChatSlo, apply, levels
 
 
@@ -52,32 +58,76 @@ def sweep_options(store: Store, model: str, gpu_model: str, slo_policy: str) -> 
                        ).rows(named=True)
 
 
-def chat_plan(store: Store, demand: ChatDemand, gpu_model: str, gpus_per_server: int,
-              slo_policy: str) -> dict:
-    return plan_chat(demand, gpu_model, gpus_per_server, slo_policy,
-                     sweep_options(store, demand.model, gpu_model, slo_policy))
+def chat_plan(store: Store, demands: Sequence[ChatDemand], gpu_model: str,
+              gpus_per_server: int, slo_policy: str) -> dict:
+    """The plan of one model's demands (planner.merged groups them)."""
+    return plan_chat(demands, gpu_model, gpus_per_server, slo_policy,
+                     sweep_options(store, demands[0].model, gpu_model, slo_policy))
 
 
 def build_plans(store: Store) -> tuple[int, int]:
-    """sizing.llm_capacity_plan from every chat demand of the capacity scenarios."""
+    """sizing.llm_capacity_plan from every chat demand of the capacity scenarios: one row
+    per scenario and model, its demands planned together."""
     store.ensure([CAPACITY_SCENARIOS])
     demands = store.query(f"SELECT * FROM {CAPACITY_SCENARIOS.qualified} WHERE concurrent_users "
                           "IS NULL ORDER BY scenario, demand_index").rows(named=True)
     known = {p.name for p in policies(store)}
-    rows = []
+    by_model: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for d in demands:
+        by_model[(d["scenario"], d["model"])].append(d)
+    rows = []
+    for group in by_model.values():
+        d = group[0]
         policy = d["chat_slo"] or NO_LIMIT.name
         common = {"scenario": d["scenario"], "demand_index": d["demand_index"],
                   "source_file": d["source_file"]}
+        wanted = [ChatDemand(g["model"], g["chat_users"], g["tokens_per_user_per_min"],
+                             g["requests_per_s"], g["output_tokens"]) for g in group]
         if policy not in known:
             rows.append({**common, "model": d["model"], "gpu_model": d["gpu_model"],
                          "gpus_per_server": d["gpus_per_server"], "slo_policy": policy,
-                         "chat_users": d["chat_users"], "requests_per_s": d["requests_per_s"],
+                         **demanded(wanted),
                          "reason": f"chat_slo {policy!r} is not a policy of "
                                    f"raw/reference/llm_slo.yaml ({', '.join(sorted(known))})"})
             continue
-        demand = ChatDemand(d["model"], d["chat_users"], d["tokens_per_user_per_min"],
-                            d["requests_per_s"], d["output_tokens"])
-        rows.append({**common, **chat_plan(store, demand, d["gpu_model"],
+        rows.append({**common, **chat_plan(store, wanted, d["gpu_model"],
                                            d["gpus_per_server"], policy)})
     return replace_validated(store, LLM_CAPACITY_PLAN, to_frame(LLM_CAPACITY_PLAN, rows))
+
+
+def build_totals(store: Store) -> tuple[int, int]:
+    """sizing.capacity_plan_total: each scenario's Triton and chat plans added up."""
+    store.ensure([CAPACITY_SCENARIOS, CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES,
+                  LLM_CAPACITY_PLAN])
+    scenarios = store.query(
+        f"SELECT scenario, any_value(gpu_model) AS gpu_model, "
+        "any_value(gpus_per_server) AS gpus_per_server, "
+        "bool_or(concurrent_users IS NOT NULL) AS has_triton, "
+        "any_value(slo_percentile) AS slo_percentile, "
+        "any_value(slo_max_latency_ms) AS slo_max_latency_ms, "
+        "any_value(chat_slo) FILTER (WHERE concurrent_users IS NULL) AS chat_slo, "
+        "bool_or(concurrent_users IS NULL) AS has_chat, any_value(source_file) AS source_file "
+        f"FROM {CAPACITY_SCENARIOS.qualified} GROUP BY scenario ORDER BY scenario")
+    summaries = _by_scenario(store, CAPACITY_PLAN_SUMMARY)
+    issues = _by_scenario(store, CAPACITY_PLAN_ISSUES)
+    chats = _by_scenario(store, LLM_CAPACITY_PLAN)
+    rows = []
+    for s in scenarios.iter_rows(named=True):
+        name = s["scenario"]
+        chat_rows = chats.get(name, [])
+        rows.append(scenario_total(
+            name, s["gpu_model"], s["gpus_per_server"],
+            slo=Slo(name, s["slo_percentile"], s["slo_max_latency_ms"]) if s["has_triton"]
+            else None,
+            triton=next(iter(summaries.get(name, [])), None), triton_issues=issues.get(name, []),
+            chat_slo_policy=(chat_rows[0]["slo_policy"] if chat_rows else
+                             s["chat_slo"] or NO_LIMIT.name) if s["has_chat"] else None,
+            chats=chat_rows, source_file=s["source_file"]))
+    return replace_validated(store, CAPACITY_PLAN_TOTAL, to_frame(CAPACITY_PLAN_TOTAL, rows))
+
+
+def _by_scenario(store: Store, table: Table) -> dict[str, list[dict]]:
+    grouped: dict[str, list[dict]] = defaultdict(list)
+    for row in store.query(f"SELECT * FROM {table.qualified} ORDER BY ALL").iter_rows(named=True):
+        grouped[row["scenario"]].append(row)
+    return grouped
