@@ -121,10 +121,3 @@ def _output_tokens_per_s(demand: ChatDemand, sweep: dict, assumptions: list[str]
         assumptions.append(f"{per_request:.4g} output tokens per request (the sweep's mean)")
     return (f"{demand.requests_per_s:g} requests/s x {per_request:.4g} tokens",
             (demand.requests_per_s or 0.0) * per_request)
-
-
-def scenario_servers(chat_gpus: int, other_gpus: int, gpus_per_server: int) -> tuple[int, int]:
-    """A scenario's GPUs and servers with its chat demands: chat instances take whole GPUs,
-    so the GPUs add up (an upper bound: the two could share a partly used server)."""
-    gpus = chat_gpus + other_gpus
-    return gpus, ceil_div(gpus, gpus_per_server)
