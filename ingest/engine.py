@@ -116,7 +116,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         """The outcome of a file that needs no examining (None for the others)."""
         if file.relpath in context_files:
             return _context_file(file, context_files[file.relpath], errors.get(file.relpath),
-                                 prior)
+                                 prior, contexts.doubts.get(file.relpath))
         return _without_reading(file, prior, stale_formats)
 
     items: list[tuple[Job, FileOutcome | None]] = []
@@ -228,10 +228,10 @@ def _read_all(found: list[FoundFile], limits: Limits, raw_root: Path
 
 
 def _context_file(file: FoundFile, data: bytes | str, error: str | None,
-                  prior: LedgerEntry | None) -> FileOutcome:
+                  prior: LedgerEntry | None, doubts: str | None = None) -> FileOutcome:
     """run.yaml and path conventions load no rows of their own: they are recorded, and
-    rejected when invalid. Their values reach the data through raw.file_context, rebuilt
-    on every run."""
+    rejected when invalid (`doubts`: the note of one applied, its likely typos). Their
+    values reach the data through raw.file_context, rebuilt on every run."""
     fmt = PATH_CONVENTIONS_FORMAT if file.relpath == PATH_CONVENTIONS_FILE else \
         RUN_CONTEXT_FORMAT
     if isinstance(data, str):  # it could not be read
@@ -242,7 +242,8 @@ def _context_file(file: FoundFile, data: bytes | str, error: str | None,
     if status == "loaded" and prior and prior.sha256 == sha and prior.status != "rejected":
         status = "unchanged"
     return FileOutcome(file.relpath, sha, len(data), file.mtime_ns, fmt, status,
-                       f"{file.relpath.rpartition('/')[2]}: {error}" if error else None)
+                       f"{file.relpath.rpartition('/')[2]}: {error}" if error else None,
+                       note=None if error else doubts)
 
 
 def _without_reading(file: FoundFile, prior: LedgerEntry | None, stale_formats: set[str]

@@ -31,6 +31,7 @@ from pathlib import Path
 from ingest import path_conventions
 from ingest.discovery import files_in
 from ingest.reading import RawTree, Unreadable
+from ingest.suggest import did_you_mean
 from parsers import safe_yaml
 from parsers.base import LabelConflict
 from parsers.safe_yaml import shown
@@ -110,8 +111,21 @@ def _json(values: dict) -> str | None:
     return json.dumps(values, sort_keys=True, default=str) if values else None
 
 
+@dataclass(frozen=True)
+class RunYaml:
+    values: dict[str, object]  # context values by column name
+    tags: dict[str, object]
+    doubts: tuple[str, ...] = ()  # keys kept as tags that look like a known key mistyped
+
+
 def parse_run_yaml(data: bytes) -> tuple[dict[str, object], dict[str, object]]:
     """(context values by column name, tags) of one run.yaml, or ContextError saying why."""
+    found = read_run_yaml(data)
+    return found.values, found.tags
+
+
+def read_run_yaml(data: bytes) -> RunYaml:
+    """One run.yaml's values, tags and doubts, or ContextError saying why it is refused."""
     try:
         doc = safe_yaml.load(data)
     except safe_yaml.YamlInputError as exc:
@@ -138,7 +152,21 @@ def parse_run_yaml(data: bytes) -> tuple[dict[str, object], dict[str, object]]:
     for key in COUNT_TAGS:
         if tags.get(key) is not None:
             tags[key] = _whole(key, tags[key])
-    return values, tags
+    return RunYaml(values, tags, _doubts([k for k in doc if isinstance(k, str)]))
+
+
+def _doubts(keys: list[str]) -> tuple[str, ...]:
+    """A top-level key that is none of the known ones but close to one is likely a typo
+    (`sytem:`): it is kept as a tag, as any unknown key is, and said. A tag meant as such
+    goes under `tags:`, where no name is questioned."""
+    doubts = []
+    for key in keys:
+        if key in KNOWN_KEYS:
+            continue
+        if guess := did_you_mean(key, KNOWN_KEYS, cutoff=TYPO_LIKENESS):
+            doubts.append(f"unknown tag {key!r}{guess}: kept as a tag (tags meant as such go "
+                          "under 'tags:')")
+    return tuple(doubts)
 
 
 def context_value(key: str, value: object) -> object:
@@ -157,6 +185,14 @@ def context_value(key: str, value: object) -> object:
 # run.yaml key -> column of raw.file_context
 CONTEXT_KEYS = {**{k: k for k in (*_TEXT_KEYS, *_INT_KEYS, *_CHOICES, "gpu_memory_gb")},
                 "date": "run_date"}
+# Tags the core SQL reads by name (transforms/sql/, transforms/llm/kv_cache.py)
+READ_TAGS = ("model", "accelerator", "kv_cache_dtype", *COUNT_TAGS)
+# The keys a run.yaml's top level is expected to hold: an unknown one close to these is a
+# typo until shown otherwise (_doubts)
+KNOWN_KEYS = (*CONTEXT_KEYS, *READ_TAGS, "tags")
+# difflib's ratio above which an unknown key reads as a known one mistyped: sytem/system
+# 0.91, gpu_modle/gpu_model 0.89, modle/model 0.8; owner/nodes 0.4
+TYPO_LIKENESS = 0.8
 
 
 def _key(key: object, kind: str) -> str:
@@ -268,12 +304,16 @@ class ContextResolver:
         self._sharing_of: dict[str, tuple[str, ...]] = {}  # folder -> _above(folder)
         self._by_folder: dict[str, _ContextFile] = {}  # folder ("" = raw root) -> its run.yaml
         self.errors: dict[str, str] = {}  # run.yaml not applied -> why
+        self.doubts: dict[str, str] = {}  # run.yaml applied -> the keys it likely mistyped
         for relpath, data in sorted(run_yamls.items()):
             folder = _parent(relpath)
             try:
                 if isinstance(data, str):
                     raise ContextError(data)
-                self._by_folder[folder] = _ContextFile(relpath, *parse_run_yaml(data))
+                found = read_run_yaml(data)
+                self._by_folder[folder] = _ContextFile(relpath, found.values, found.tags)
+                if found.doubts:
+                    self.doubts[relpath] = "; ".join(found.doubts)
             except ContextError as exc:
                 self.errors[relpath] = str(exc)
                 self._by_folder[folder] = _ContextFile(relpath, {}, {}, str(exc))

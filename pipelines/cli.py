@@ -281,7 +281,7 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
     try:
         owned = f" (partitions: {', '.join(partitions)})" if partitions else ""
         _print_summary(store, written, f"Ingested {raw_root}{owned} in "
-                       f"{elapsed:.1f} s (run {result.run_id[:8]})")
+                       f"{elapsed:.1f} s (run {result.run_id[:8]})", raw_root, args.raw)
     finally:
         store.con.close()
     if beside:
@@ -409,7 +409,7 @@ def _compared(raw_root: Path, warehouse: Path | Lake,
             _print_summary(store, warehouse, f"Nothing to ingest under {raw_root}: "
                            f"{verdict.reason}; derived tables up to date (checked in "
                            f"{time.perf_counter() - started:.1f} s; nothing written, no "
-                           "Dagster run: --force runs the job anyway)")
+                           "Dagster run: --force runs the job anyway)", raw_root, args.raw)
         return verdict
     finally:
         store.con.close()
@@ -490,20 +490,15 @@ def _instance():
     return dg.DagsterInstance.ephemeral()
 
 
-def _print_summary(store: Store, warehouse: Path | Lake, headline: str) -> None:
+def _print_summary(store: Store, warehouse: Path | Lake, headline: str, raw_root: Path,
+                   raw_option: str | None) -> None:
     ledger = store.query(f"SELECT * FROM {INGESTED_FILES.qualified}")
-    by_format = (
-        ledger.with_columns(pl.col("format").fill_null("(unrecognised)"))
-        .pivot(on="status", index="format", values="path", aggregate_function="len")
-        .fill_null(0).sort("format")
-    )
-    for status in ("loaded", "unchanged", "ignored", "rejected", "missing"):
-        if status not in by_format.columns:
-            by_format = by_format.with_columns(pl.lit(0, dtype=pl.UInt32).alias(status))
-    by_format = by_format.select("format", "loaded", "unchanged", "ignored", "rejected",
-                                 "missing")  # purged files leave the ledger
-    print(f"\n{headline}")
-    print_frame(by_format.with_columns(pl.col("format").fill_null("(unrecognised)")))
+    print()
+    if nothing := nothing_read(ledger, raw_root, raw_option):
+        print(nothing)
+    print(headline)
+    if not ledger.is_empty():
+        _print_formats(ledger)
     rejected = ledger.filter(pl.col("status") == "rejected")
     for row in rejected.head(20).iter_rows(named=True):
         print(f"  rejected {row['path']}: {row['error']}")
@@ -528,11 +523,50 @@ def _print_summary(store: Store, warehouse: Path | Lake, headline: str) -> None:
         "SELECT schema_name || '.' || table_name AS table_name, estimated_size AS rows "
         "FROM duckdb_tables() WHERE schema_name IN ('core', 'sizing') ORDER BY 1"
     )
-    for row in tables.iter_rows(named=True):
-        print(f"  {row['table_name']}: {row['rows']} rows")
+    if tables["rows"].sum() == 0:
+        print(f"  every core and sizing table is empty ({tables.height} tables)")
+    else:
+        for row in tables.iter_rows(named=True):
+            print(f"  {row['table_name']}: {row['rows']} rows")
     _print_plans(store, set(tables["table_name"].to_list()))
     print(f"Warehouse: {warehouse}")
     print(f"Report: {report_path(config.local_path(warehouse))}")
+
+
+def _print_formats(ledger: pl.DataFrame) -> None:
+    """Files loaded, unchanged, ignored, rejected and missing, by format."""
+    by_format = (
+        ledger.with_columns(pl.col("format").fill_null("(unrecognised)"))
+        .pivot(on="status", index="format", values="path", aggregate_function="len")
+        .fill_null(0).sort("format")
+    )
+    for status in ("loaded", "unchanged", "ignored", "rejected", "missing"):
+        if status not in by_format.columns:
+            by_format = by_format.with_columns(pl.lit(0, dtype=pl.UInt32).alias(status))
+    print_frame(by_format.select("format", "loaded", "unchanged", "ignored", "rejected",
+                                 "missing"))  # purged files leave the ledger
+
+
+def nothing_read(ledger: pl.DataFrame, raw_root: Path, raw_option: str | None) -> str | None:
+    """One line when the raw root holds no file, or none of a format sizing reads: a wrong
+    --raw (or SIZING_RAW_DIR) makes every table empty, and says nothing else. None when it
+    holds some."""
+    present = ledger.filter(pl.col("status") != "missing")
+    if present.is_empty():
+        what = "holds no files"
+    elif present["format"].is_null().all():
+        what = (f"holds {present.height} file{'s' if present.height > 1 else ''}, none in a "
+                "format sizing reads")
+    else:
+        return None
+    if raw_option is not None:
+        which = ": is --raw right?"
+    elif os.environ.get(config.RAW_DIR_ENV):
+        which = f": is {config.RAW_DIR_ENV} right? (--raw DIR chooses another)"
+    else:
+        which = (f" (the default: {config.DEFAULT_RAW_DIR}/ in the current folder): --raw DIR "
+                 f"or {config.RAW_DIR_ENV} chooses another")
+    return f"raw root {raw_root} {what}{which}"
 
 
 def _print_plans(store: Store, present: set[str]) -> None:

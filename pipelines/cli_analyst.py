@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from ingest import config
-from pipelines.console import UsageError, one_line, path_arg
+from pipelines.console import UsageError, one_line, path_arg, print_frame, stdout
 from reports import paths
 from reports.checks import CheckOutcome
 from reports.query import (
@@ -54,7 +54,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     query = sub.add_parser("query", help="run SQL on the warehouse, read-only, print the "
                                          "result", parents=[common])
     query.add_argument("sql", help="one SQL statement (the last one's result is printed)")
-    query.add_argument("--format", choices=FORMATS, default="table")
+    query.add_argument("--format", choices=FORMATS, default="table",
+                       help="table (default): on a terminal, drawn to fit its width (columns "
+                            "that do not fit are named under it), Markdown when piped; csv "
+                            "and json carry floats to 15 significant digits")
+    query.add_argument("--wide", action="store_true",
+                       help="every column and every value in full: nothing left out or "
+                            "rounded (floats to 15 significant digits), lines as long as "
+                            "they need")
     query.add_argument("--warehouse", type=path_arg, help=warehouse_help)
     query.add_argument("--as-of", metavar="SNAPSHOT|TIME", type=as_of_arg,
                        help="read a DuckLake warehouse as it was: a snapshot id (sizing query "
@@ -175,7 +182,7 @@ def _latest_checks() -> list[CheckOutcome] | None:
 
 
 def _query(args: argparse.Namespace) -> int:
-    from reports.query import limits, render, run, truncation_note
+    from reports.query import TABLE_ROWS, footer, limits, render, run, truncation_note
 
     if not args.sql.strip():
         raise UsageError("an empty SQL statement")
@@ -190,11 +197,20 @@ def _query(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # the query is stopped (store/interruptible.py)
         print("sizing query: query cancelled (Ctrl-C)", file=sys.stderr)
         return 130
-    if result.frame is not None:
-        sys.stdout.write(render(result.frame, args.format, result.truncated))
-        if result.truncated and args.format != "table":  # the table says so under it
-            sys.stdout.flush()
-            print(f"sizing query: {truncation_note(result.frame)}", file=sys.stderr)
+    frame = result.frame
+    if frame is None:
+        return 0
+    if args.format == "table" and stdout().is_terminal:
+        print_frame(frame.head(TABLE_ROWS), labels={c: c for c in frame.columns},
+                    wide=args.wide, wider="--wide shows every column")
+        print(footer(frame, result.truncated))  # the table says when there were more rows
+        return 0
+    # piped, a table is Markdown: every row fetched, data only, a cut result said on stderr
+    sys.stdout.write(render(frame, "markdown" if args.format == "table" else args.format,
+                            full=args.wide))
+    if result.truncated:
+        sys.stdout.flush()
+        print(f"sizing query: {truncation_note(frame)}", file=sys.stderr)
     return 0
 
 

@@ -27,7 +27,7 @@ from ingest.run_context import (
     CONTEXT_FILE_NAMES,
     PATH_CONVENTIONS_FILE,
     ContextError,
-    parse_run_yaml,
+    read_run_yaml,
     resolver_for,
 )
 from ingest.sidecars import is_sidecar, sidecar_contexts
@@ -108,7 +108,7 @@ def _check_one(path: Path, data: bytes, raw_root: Path, max_bytes: int) -> int:
 def _run_yaml(path: Path, data: bytes) -> int:
     """A run.yaml: the context it gives every file in its folder and below."""
     try:
-        values, tags = parse_run_yaml(data)
+        found = read_run_yaml(data)
     except ContextError as exc:
         print(f"== {path}\n   format: {RUN_CONTEXT_FORMAT} (run.yaml)   status: rejected\n"
               f"   reason: {one_line(exc)}\n   the files under it load without its values")
@@ -116,8 +116,10 @@ def _run_yaml(path: Path, data: bytes) -> int:
     print(f"== {path}\n   format: {RUN_CONTEXT_FORMAT} (run.yaml)   status: loaded\n"
           "   context for every file in its folder and below (the nearest run.yaml wins key "
           "by key)")
-    rows = [(k, number(v, k)) for k, v in values.items()]
-    rows += [(f"tags.{k}", one_line(v)) for k, v in tags.items()]
+    for doubt in found.doubts:
+        print(f"   warning: {doubt}")
+    rows = [(k, number(v, k)) for k, v in found.values.items()]
+    rows += [(f"tags.{k}", one_line(v)) for k, v in found.tags.items()]
     if rows:
         print_table(("key", "value"), rows, indent=3)
     else:

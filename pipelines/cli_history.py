@@ -4,8 +4,9 @@ sizing.rule_history and sizing.rule_changes (schemas/history.py, docs/rule-histo
 `sizing diff`: what the latest run that recorded rule values changed (sizing.rule_changes);
 with `--since RUN|DATE` (an ingest run id or a prefix of one, or an ISO date or time), every
 rule whose value differs between its latest record at or before that point and its latest
-record now, judged by the same noise margin. Changes beyond the margin by default (new and
-removed rules among them); `--all` shows those within noise too.
+record now, judged by the same noise margin. Changes beyond the margin by default, and new
+and removed rules, counted apart (a value on one side only has no margin to be beyond);
+`--all` shows those within noise too.
 
 `sizing compare --family F --by COLUMN [--values A,B,...] [--model M]`: the family's rules
 side by side under each value of a key column (`--by gpu_model`) or of a context field
@@ -28,6 +29,7 @@ from datetime import datetime
 import polars as pl
 
 from ingest import config
+from ingest.suggest import did_you_mean as _close
 from pipelines.console import UsageError, number, one_line, print_frame
 from reports.data import has_rows, read
 from reports.history import (
@@ -146,13 +148,17 @@ def _diff(store: Store, args: argparse.Namespace) -> int:
                  "previous record")
     if args.family is not None:
         found = found.filter(pl.col("family") == args.family)
-    beyond = found.filter(pl.col("exceeds_margin"))
-    shown = found if args.all else beyond
-    print(f"{title}: {beyond.height} beyond the noise margin, "
-          f"{found.height - beyond.height} within noise"
+    # a new or removed rule has no value on one side: no margin to be beyond, counted apart
+    counts = {v: found.filter(pl.col("verdict") == v).height
+              for v in ("beyond margin", "noise", "new", "removed")}
+    shown = found if args.all else found.filter(pl.col("verdict") != "noise")
+    print(f"{title}: {counts['beyond margin']} beyond the noise margin, "
+          f"{counts['noise']} within noise"
+          + "".join(f", {counts[v]} {v}" for v in ("new", "removed") if counts[v])
           + (f" ({args.family})" if args.family else ""))
-    if beyond.is_empty():
-        print(f"nothing changed beyond noise since {baseline}")
+    if counts["beyond margin"] == 0:
+        print(f"{'no value' if counts['new'] or counts['removed'] else 'nothing'} changed "
+              f"beyond noise since {baseline}")
     if not shown.is_empty():
         print_frame(_diff_frame(shown), labels=DIFF_LABELS, note_units=False)
     if found.height > shown.height:
@@ -316,15 +322,6 @@ def _family(name: str, *frames: pl.DataFrame | None) -> None:
 
 
 # -- messages --------------------------------------------------------------------------------
-
-def _close(name: str, known: list[str]) -> str:
-    import difflib
-
-    folded = {k.lower(): k for k in known}
-    match = folded.get(name.lower()) or next(iter(difflib.get_close_matches(name, known, 1)),
-                                             None)
-    return f" (did you mean {match!r}?)" if match and match != name else ""
-
 
 def _listed(names: Sequence[str]) -> str:
     shown = ", ".join(names[:LISTED])

@@ -12,10 +12,10 @@ says why), 2 for a bad option, an unknown model or GPU, or a warehouse that cann
 from __future__ import annotations
 
 import argparse
-import difflib
 import math
 
 from ingest import config
+from ingest.suggest import did_you_mean as _close
 from pipelines.console import UsageError, number, one_line, print_frame
 from reports.query import connect_read_only
 from schemas.context import REFERENCE_GPUS
@@ -300,13 +300,6 @@ def _known(store: Store, scenario: Scenario) -> None:
             f"{_close(scenario.gpu_model, gpus)}; "
             + (f"known (measured or in raw/reference/gpus.csv): {_listed(gpus)}" if gpus else
                "the warehouse knows no GPU yet: ingest measurements first"))
-
-
-def _close(name: str, known: list[str]) -> str:
-    folded = {k.lower(): k for k in known}
-    match = folded.get(name.lower()) or next(iter(difflib.get_close_matches(name, known, 1)),
-                                             None)
-    return f" (did you mean {match!r}?)" if match else ""
 
 
 def _listed(names: list[str]) -> str:

@@ -2,30 +2,35 @@
 errors in one line.
 
 Tables: on a terminal, rich tables sized to its width, headers in words with their unit
-("GPU memory (GB)"); anywhere else (a pipe, a file, a test), Markdown tables whose headers
-are the warehouse's column names, which carry their unit (`gpu_memory_gb`), one row per
-line, never wrapped, so scripts and `grep` keep working.
+("GPU memory (GB)"): text wraps between words, a number is never broken, and when the
+columns cannot fit, the rightmost that are not essential are left out, one line under the
+table naming them (pipelines/table_layout.py). Anywhere else (a pipe, a file, a test),
+Markdown tables whose headers are the warehouse's column names, which carry their unit
+(`gpu_memory_gb`), every column, one row per line, never wrapped, so scripts and `grep`
+keep working.
 
-Numbers: a float is printed rounded to what its unit can mean (GB to the MB, ms to the µs,
-percentages to a tenth), else to 15 significant digits, which drops binary noise
-(150.76999999999998 prints 150.77). GB and MB are decimal, as in the warehouse.
+Numbers (reports/text_numbers.py): a float is printed rounded to what its unit can mean (GB
+to the MB, ms to the µs, percentages to a tenth), else to 4 significant digits; a column of
+whole floats prints as integers (64, not 64.0). GB and MB are decimal, as in the warehouse.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import polars as pl
 from rich import box
 from rich.console import Console
 from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from ingest import config
+from pipelines.table_layout import Layout, fill, fit
+from reports.text_numbers import column_texts
+from reports.text_numbers import number as number  # the commands' one number format
 from schemas.domains import unit_rule
 
 
@@ -51,31 +56,16 @@ def limits_from_environment() -> None:
             raise UsageError(str(exc)) from None
 
 
-# Decimals a float keeps, by the unit suffix of its column: what the unit can mean.
-DECIMALS = {"_gb": 3, "_mb": 1, "_ms": 3, "_us": 1, "_pct": 1, "_w": 1, "_per_s": 2}
-SIGNIFICANT = 15  # any other float: a double's 15 reliable digits, without the noise
 UNIT_WORDS = {"GB (decimal)": "GB", "MB (decimal)": "MB"}  # the caption says "decimal"
 DECIMAL_NOTE = "GB and MB are decimal (10^9 and 10^6 bytes)"
 WORDS = {"gpu": "GPU", "gpus": "GPUs", "slo": "SLO", "pct": "%"}
+# What a reader does to see the columns a narrow terminal left out, unless the command says
+WIDER = "a wider terminal or a pipe shows them"
 
 
 def one_line(text: object) -> str:
     """A message on one line: DuckDB's and YAML's multi-line errors joined."""
     return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
-
-
-def number(value: object, column: str = "") -> str:
-    """A cell as printed: floats rounded to what their column's unit can mean."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return str(value)
-        decimals = next((d for suffix, d in DECIMALS.items() if column.endswith(suffix)), None)
-        rounded = round(value, decimals) if decimals is not None else \
-            float(f"{value:.{SIGNIFICANT}g}")
-        return repr(rounded + 0.0)  # + 0.0: never "-0.0"
-    return str(value)
 
 
 def label(column: str) -> str:
@@ -97,59 +87,97 @@ def stdout() -> Console:
 
 
 def print_table(columns: Sequence[str], rows: Iterable[Sequence[object]], indent: int = 0,
-                labels: Mapping[str, str] | None = None, note_units: bool = True) -> None:
+                labels: Mapping[str, str] | None = None, note_units: bool = True,
+                essential: Collection[str] | None = None, wide: bool = False,
+                wider: str = WIDER) -> None:
     """Rows under their columns: a rich table on a terminal, Markdown elsewhere. `labels`:
     headers for the terminal where label() is not the best; `note_units`: say under the
-    table that GB and MB are decimal, when it has such a column."""
-    cells = [[number(v, c) for v, c in zip(row, columns, strict=True)] for row in rows]
+    table that GB and MB are decimal, when it has such a column. On a narrow terminal the
+    rightmost columns not `essential` (default: the first column is) are left out and
+    named, with `wider`: how to see them. `wide`: every column at full width, floats to 15
+    significant digits."""
+    by_row = list(rows)
+    by_column = [column_texts([r[i] for r in by_row], c, full=wide)
+                 for i, c in enumerate(columns)]
+    cells = [list(row) for row in zip(*by_column, strict=True)] if by_row else []
     console = stdout()
     if not console.is_terminal:
-        pad = " " * indent
-        widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
-
-        def line(values: Sequence[str]) -> str:
-            return pad + "| " + " | ".join(v.ljust(w) for v, w in zip(values, widths,
-                                                                      strict=True)) + " |"
-
-        print("\n".join([line(columns), pad + "|" + "|".join("-" * (w + 2) for w in widths)
-                         + "|", *(line(r) for r in cells)]))
+        _markdown(columns, cells, " " * indent)
         return
-    numeric = [_is_number(c, [r[i] for r in cells]) for i, c in enumerate(columns)]
     headers = [(labels or {}).get(c) or label(c) for c in columns]
-    caption = DECIMAL_NOTE if note_units and any(c.endswith(("_gb", "_mb")) for c in columns) \
-        else None
-    table = Table(box=box.SIMPLE_HEAD, caption=caption, caption_justify="left",
-                  header_style="bold", pad_edge=False)
-    if len(cells) == 1 and len(columns) > 4:  # one wide row reads better as a list
-        table.add_column("", style="bold")
-        table.add_column("", justify="left", overflow="fold")
-        table.show_header = False
-        for header, cell in zip(headers, cells[0], strict=True):
-            table.add_row(header, cell)
+    if len(cells) == 1 and len(columns) > 4 and not wide:  # one wide row reads better as a list
+        table = _listed(headers, cells[0], console.width - indent)
+        shown, dropped = list(columns), []
     else:
-        # a number is never split: its column keeps the width of its widest cell (or of
-        # its header's longest word), the header wrapped to it; text columns fold to fit
-        for i, (header, is_number) in enumerate(zip(headers, numeric, strict=True)):
-            if is_number:
-                width = max([*(len(w) for w in header.split()), *(len(r[i]) for r in cells)])
-                table.add_column(textwrap.fill(header, width), justify="right", no_wrap=True)
-            else:
-                table.add_column(header, overflow="fold")
-        for row in cells:
-            table.add_row(*row)
-    console.print(Padding(table, (0, 0, 0, indent)) if indent else table)
+        numeric = [_is_number(col) for col in by_column]
+        keep = {columns.index(c) for c in essential if c in columns} if essential is not None \
+            else {0}
+        layout = fit(headers, cells, numeric, console.width - indent, keep, wide)
+        table = _rich_table(headers, cells, numeric, layout)
+        shown = [columns[i] for i in layout.shown]
+        dropped = [headers[i] for i in layout.dropped]
+        if layout.width + indent > console.width:  # wide, or essential columns overflow:
+            console = Console(file=sys.stdout, highlight=False, soft_wrap=False,  # unsqueezed
+                              width=layout.width + indent)
+    notes = [f"not shown for lack of width: {', '.join(dropped)} ({wider})"] if dropped else []
+    if note_units and any(c.endswith(("_gb", "_mb")) for c in shown):
+        notes.append(DECIMAL_NOTE)
+    console.print(Padding(table, (0, 0, 0, indent)))
+    for note in notes:  # wrapped between words to the terminal
+        console.print(Padding(Text(note), (0, 0, 0, indent)))
+    console.print()
 
 
 def print_frame(frame: pl.DataFrame, indent: int = 0, labels: Mapping[str, str] | None = None,
-                note_units: bool = True) -> None:
-    print_table(frame.columns, frame.iter_rows(), indent, labels, note_units)
+                note_units: bool = True, essential: Collection[str] | None = None,
+                wide: bool = False, wider: str = WIDER) -> None:
+    """print_table of a frame: its columns in order of importance (see print_table)."""
+    print_table(frame.columns, frame.iter_rows(), indent, labels, note_units, essential,
+                wide, wider)
 
 
-def _is_number(column: str, cells: list[str]) -> bool:
+def _markdown(columns: Sequence[str], cells: list[list[str]], pad: str) -> None:
+    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
+
+    def line(values: Sequence[str]) -> str:
+        return pad + "| " + " | ".join(v.ljust(w) for v, w in zip(values, widths,
+                                                                  strict=True)) + " |"
+
+    print("\n".join([line(columns), pad + "|" + "|".join("-" * (w + 2) for w in widths) + "|",
+                     *(line(r) for r in cells)]))
+
+
+def _rich_table(headers: Sequence[str], cells: list[list[str]], numeric: Sequence[bool],
+                layout: Layout) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", show_edge=False, pad_edge=False,
+                  collapse_padding=True)
+    for i, width in zip(layout.shown, layout.widths, strict=True):
+        table.add_column(fill(headers[i], width), width=width, overflow="fold",
+                         justify="right" if numeric[i] else "left", no_wrap=numeric[i])
+    for row in cells:
+        table.add_row(*(row[i] if numeric[i] else fill(row[i], w)
+                        for i, w in zip(layout.shown, layout.widths, strict=True)))
+    return table
+
+
+def _listed(headers: Sequence[str], values: Sequence[str], width: int) -> Table:
+    """One row as a list: a header per line, its value beside it, wrapped to fit."""
+    table = Table(box=None, show_header=False, pad_edge=False, collapse_padding=True)
+    head = max((len(h) for h in headers), default=0)
+    room = max(width - head - 2, 16)
+    table.add_column("", style="bold", no_wrap=True)
+    table.add_column("", width=min(room, max((len(v) for v in values), default=1) or 1),
+                     overflow="fold")
+    for header, value in zip(headers, values, strict=True):
+        table.add_row(header, fill(value, room))
+    return table
+
+
+def _is_number(cells: list[str]) -> bool:
     def numeric(text: str) -> bool:
         try:
             float(text)
         except ValueError:
             return False
         return True
-    return bool(cells) and all(numeric(c) for c in cells if c)
+    return any(cells) and all(numeric(c) for c in cells if c)

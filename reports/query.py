@@ -1,8 +1,10 @@
 """`sizing query "SQL"`: one statement's result as a table, CSV, JSON or Markdown.
 
-Floats are printed to 15 significant digits in every format, which drops binary noise
-(150.76999999999998 is 150.77); `sizing export` writes the exact values. JSON is JSON
-(RFC 8259): NaN and ±Infinity, which it cannot hold, are written null.
+CSV and JSON carry floats to 15 significant digits, which drops binary noise
+(150.76999999999998 is 150.77); `sizing export` writes the exact values. A table (on a
+terminal; Markdown when piped) and Markdown are read by people: their floats are rounded
+as pipelines/console.py says, whole ones printed as integers. JSON is JSON (RFC 8259): NaN
+and ±Infinity, which it cannot hold, are written null.
 
 The warehouse is opened read-only with external access off (and the setting locked), so a
 query can neither change the warehouse nor read or write any other file: DuckDB refuses,
@@ -28,14 +30,14 @@ import duckdb
 import polars as pl
 
 from ingest import config
+from reports.text_numbers import FULL_SIGNIFICANT, column_texts
 from store import lake
 from store.interruptible import StatementTimeout
 from store.lake import AsOf, Lake
 from store.store import READ_STATEMENTS, Fetched, Store, StoreError, connect_sandboxed
 
 FORMATS = ("table", "csv", "json", "markdown")
-SIGNIFICANT_DIGITS = 15
-TABLE_ROWS = 1000  # rows the table format prints; the others print every row fetched
+TABLE_ROWS = 1000  # rows the table format shows on a terminal; else every row fetched
 
 # A query's limits by default. 60 s: the example queries of docs/warehouse.md take at most
 # 0.02 s on the sample warehouse (12 statements), so a minute is a runaway, not an
@@ -138,36 +140,33 @@ def run(path: Path | Lake, sql: str, as_of: AsOf | None = None,
         store.close()
 
 
-def render(frame: pl.DataFrame, fmt: str, truncated: bool = False) -> str:
-    """The rows in a format; `truncated`: they are the first of a longer result (the table
-    says so under it; the other formats carry data only)."""
+def render(frame: pl.DataFrame, fmt: str, full: bool = False) -> str:
+    """The rows as CSV, JSON or Markdown (the table format on a terminal is drawn by the
+    CLI). CSV and JSON carry the values to 15 significant digits; Markdown, read by people,
+    rounds them as the terminal does (reports/text_numbers.py), or to 15 digits when
+    `full`."""
+    if fmt == "markdown":
+        return markdown(frame, full)
     frame = frame.with_columns(
         pl.Series(c, [_noise_free(v) for v in frame[c].to_list()], dtype=t)
         for c, t in frame.schema.items() if t in (pl.Float32, pl.Float64))
     if fmt == "csv":
         return _flat(frame).write_csv()
-    if fmt == "json":
-        # allow_nan=False: _plain writes a non-finite float null; one that slipped by
-        # would be an error here, never a bare NaN a JSON reader refuses
-        return json.dumps([{k: _plain(v) for k, v in row.items()}
-                           for row in frame.iter_rows(named=True)], indent=1,
-                          ensure_ascii=False, allow_nan=False) + "\n"
-    if fmt == "markdown":
-        return markdown(frame)
-    return table(frame, truncated)
+    # allow_nan=False: _plain writes a non-finite float null; one that slipped by would be
+    # an error here, never a bare NaN a JSON reader refuses
+    return json.dumps([{k: _plain(v) for k, v in row.items()}
+                       for row in frame.iter_rows(named=True)], indent=1,
+                      ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def table(frame: pl.DataFrame, truncated: bool = False) -> str:
-    shown = frame.head(TABLE_ROWS)
-    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=80,
-                   tbl_hide_dataframe_shape=True, fmt_float="mixed"):
-        text = str(shown)
+def footer(frame: pl.DataFrame, truncated: bool = False) -> str:
+    """The line under a table on a terminal: its rows, and whether there were more."""
     rows = f"{frame.height} row{'s' if frame.height != 1 else ''}"
     if truncated:
         rows = f"first {rows} of a longer result: {MORE_ROWS}"
     if frame.height > TABLE_ROWS:
         rows += f"; first {TABLE_ROWS} shown: --format csv prints every row"
-    return f"{text}\n({rows})\n"
+    return f"({rows})"
 
 
 MORE_ROWS = f"--max-rows N fetches more ({config.QUERY_MAX_ROWS_ENV}; 0: every row)"
@@ -178,16 +177,19 @@ def truncation_note(frame: pl.DataFrame) -> str:
     return f"first {frame.height} rows of a longer result printed: {MORE_ROWS}"
 
 
-def markdown(frame: pl.DataFrame) -> str:
-    def cell(value: object) -> str:
-        shown = value if isinstance(value, float) and not math.isfinite(value) \
+def markdown(frame: pl.DataFrame, full: bool = False) -> str:
+    def shown(value: object) -> object:
+        return value if isinstance(value, float) \
             else _plain(value)  # nan and inf printed as such: Markdown is not JSON
-        text = "" if value is None else str(shown)
+
+    def cell(text: str) -> str:
         return text.replace("|", "\\|").replace("\n", " ")
 
+    columns = [column_texts([shown(v) for v in frame[c].to_list()], c, full)
+               for c in frame.columns]
     lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
              "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.iter_rows()]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in zip(*columns, strict=True)]
     return "\n".join(lines) + "\n"
 
 
@@ -195,7 +197,7 @@ def _noise_free(value: float | None) -> float | None:
     """15 significant digits: what a double holds reliably, without arithmetic's noise."""
     if value is None or not math.isfinite(value):
         return value
-    return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+    return float(f"{value:.{FULL_SIGNIFICANT}g}")
 
 
 def _plain(value: object) -> object:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -36,7 +37,8 @@ def query(warehouse: Path, capsys, *args: str) -> tuple[int, str, str]:
 
 def test_query_prints_a_table_csv_json_and_markdown(warehouse, capsys):
     code, table, _ = query(warehouse, capsys, SQL)
-    assert code == 0 and "resnet50_trt" in table and table.rstrip().endswith("(4 rows)")
+    _, markdown, _ = query(warehouse, capsys, SQL, "--format", "markdown")
+    assert code == 0 and table == markdown  # piped, a table is Markdown
     _, text, _ = query(warehouse, capsys, SQL, "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [r["optimal_concurrency"] for r in rows] == ["32", "32", "32", "32"]
@@ -47,6 +49,60 @@ def test_query_prints_a_table_csv_json_and_markdown(warehouse, capsys):
     assert text.splitlines()[:3] == [
         "| model | optimal_concurrency | throughput_per_s |", "|---|---|---|",
         "| resnet50_trt | 32 | 5112.4 |"]
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+WIDE_SQL = ("SELECT * FROM sizing.inference_optimal_concurrency WHERE slo_policy = 'chat' "
+            "AND model = 'resnet50_trt' ORDER BY config_variant, system")
+
+
+def test_query_on_an_80_column_terminal_fits_it_and_names_what_it_left_out(warehouse, capsys,
+                                                                           monkeypatch):
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = query(warehouse, capsys, WIDE_SQL)
+    lines = [ANSI.sub("", line).rstrip() for line in out.splitlines()]
+    assert code == 0 and max(len(line) for line in lines) <= 80
+    assert lines[-1] == "(4 rows)"
+    # column names break after an underscore, never inside a word; numbers right-aligned
+    assert lines[:4] == [
+        "                                       batch_",
+        "model         config_variant             size  gpu_model  system      slo_policy",
+        "─" * 80,
+        "resnet50_trt  resnet50_trt_config_1         1  H100-80GB  h100-bm-01  chat"]
+    notice = " ".join(lines[lines.index("─" * 80):]).split("not shown for lack of width: ")[1]
+    dropped = notice.split(" (--wide shows every column)")[0].split(", ")
+    columns = query_columns(warehouse)
+    assert len(columns) == 23 and dropped == columns[6:]  # the rightmost 17, named
+
+    code, out, _ = query(warehouse, capsys, WIDE_SQL, "--wide")
+    lines = [ANSI.sub("", line).rstrip() for line in out.splitlines()]
+    assert code == 0 and "not shown" not in out and max(len(line) for line in lines) > 80
+    assert lines[0].split() == columns  # every column, its name on one line
+
+
+def query_columns(warehouse: Path) -> list[str]:
+    con = connect(warehouse, read_only=True)
+    try:
+        return [d[0] for d in con.execute(WIDE_SQL).description]
+    finally:
+        con.close()
+
+
+def test_markdown_rounds_floats_and_prints_whole_ones_as_integers(warehouse, capsys):
+    """The sample's chat plan: 32.0 requests per instance, 1796.254879 output tokens/s per
+    instance (sizing.llm_capacity_plan). People read 32 and 1796; CSV and --wide keep the
+    value."""
+    sql = ("SELECT load_at_slo, output_tokens_per_s_per_instance, gpus "
+           "FROM sizing.llm_capacity_plan")
+    _, text, _ = query(warehouse, capsys, sql, "--format", "markdown")
+    assert text.splitlines()[2] == "| 32 | 1796 | 6 |"
+    _, text, _ = query(warehouse, capsys, sql)
+    assert text.splitlines()[2] == "| 32 | 1796 | 6 |"
+    _, text, _ = query(warehouse, capsys, sql, "--wide")
+    assert text.splitlines()[2] == "| 32 | 1796.254879 | 6 |"
+    _, text, _ = query(warehouse, capsys, sql, "--format", "csv")
+    assert text.splitlines()[1] == "32.0,1796.254879,6"
 
 
 @pytest.mark.parametrize("sql, refusal", [

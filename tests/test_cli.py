@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import polars as pl
 import pytest
 
-from pipelines.cli import main
+from pipelines.cli import main, nothing_read
 from samples import generate
 from store.store import connect
 from tests.conftest import PROJECT, corpus_path
@@ -83,6 +84,60 @@ def test_check_applies_the_run_context_up_to_the_raw_root(tmp_path, capsys):
     assert "status: loaded" in out
     assert ("context warning: inference/h100-vm-02/run.yaml not applied: 'nodes' must be a "
             "whole number above 0, found -1") in out
+
+
+def test_check_questions_a_run_yaml_key_that_looks_mistyped(tmp_path, capsys):
+    (tmp_path / "run.yaml").write_text("sytem: dgx-01\ngpu_modle: H100-80GB\nnodes: 2\n"
+                                       "owner: infra\ntags: {notes: a}\n")
+    assert main(["check", str(tmp_path / "run.yaml")]) == 0  # it loads: they are tags
+    lines = capsys.readouterr().out.splitlines()
+    assert "   format: run_context (run.yaml)   status: loaded" in lines
+    # owner is like no known key, and a tag under tags: is never questioned
+    assert [line for line in lines if "warning" in line] == [
+        "   warning: unknown tag 'sytem' (did you mean 'system'?): kept as a tag (tags meant "
+        "as such go under 'tags:')",
+        "   warning: unknown tag 'gpu_modle' (did you mean 'gpu_model'?): kept as a tag (tags "
+        "meant as such go under 'tags:')"]
+    assert "   | tags.sytem     | dgx-01    |" in lines
+
+
+def test_an_empty_raw_root_says_so_first_and_lists_no_empty_table(tmp_path, capsys,
+                                                                  monkeypatch):
+    raw, warehouse = tmp_path / "raw", tmp_path / "wh" / "w.duckdb"
+    raw.mkdir()
+    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"raw root {raw} holds no files: is --raw right?"
+    assert lines[2].startswith(f"Ingested {raw} in ")
+    assert lines[3:5] == ["  every core and sizing table is empty (29 tables)",
+                          f"Warehouse: {warehouse}"]
+    assert not any(line.endswith(" 0 rows") for line in lines)
+    # the same root from the environment, the run skipped: the hint names the variable
+    monkeypatch.setenv("SIZING_RAW_DIR", str(raw))
+    assert main(["ingest", "--warehouse", str(warehouse)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == (f"raw root {raw} holds no files: is SIZING_RAW_DIR right? (--raw DIR "
+                        "chooses another)")
+    assert lines[2].startswith(f"Nothing to ingest under {raw}")
+    # a run.yaml with a key mistyped: the root is no longer empty, and ingest says what
+    # `sizing check` says of the key
+    (raw / "run.yaml").write_text("sytem: dgx-01\n")
+    assert main(["ingest", "--warehouse", str(warehouse)]) == 0
+    out = capsys.readouterr().out
+    assert "holds no files" not in out
+    assert ("  note on run.yaml: unknown tag 'sytem' (did you mean 'system'?): kept as a tag "
+            "(tags meant as such go under 'tags:')") in out.splitlines()
+
+
+def test_a_raw_root_of_files_none_recognised_says_so(tmp_path, monkeypatch):
+    monkeypatch.delenv("SIZING_RAW_DIR", raising=False)
+    ledger = pl.DataFrame({"status": ["rejected", "ignored", "missing"],
+                           "format": [None, None, "fio_json"]})
+    assert nothing_read(ledger, tmp_path, None) == (
+        f"raw root {tmp_path} holds 2 files, none in a format sizing reads (the default: "
+        "raw/ in the current folder): --raw DIR or SIZING_RAW_DIR chooses another")
+    recognised = ledger.with_columns(format=pl.lit("fio_json"))
+    assert nothing_read(recognised, tmp_path, None) is None
 
 
 def test_check_on_a_missing_path(tmp_path: Path, capsys):

@@ -165,7 +165,7 @@ def test_diff_of_the_latest_run_says_nothing_changed_beyond_noise(warehouse, cap
 
     code, out, _ = run(capsys, "diff", "--all", "--warehouse", str(warehouse))
     assert code == 0
-    assert rows(out) == [[INFERENCE, H["rule_label"], THROUGHPUT, "1600.0", "1616.0", "1.0",
+    assert rows(out) == [[INFERENCE, H["rule_label"], THROUGHPUT, "1600", "1616", "1",
                           "2.1", "noise", ""]]
 
 
@@ -173,46 +173,53 @@ def test_diff_since_a_run_prefix_shows_each_change_with_its_margin_and_context(w
                                                                               capsys):
     code, out, err = run(capsys, "diff", "--since", R1[:8], "--warehouse", str(warehouse))
     assert (code, err) == (0, "")
-    assert out.splitlines()[0] == ("Since run 11111111 (2026-11-01 10:00 UTC): 3 beyond the "
-                                   "noise margin, 0 within noise")
     # H: 2000 -> 1616 = -19.2 %, margin 2.1 %: real, with the upgrade that explains it;
-    # B (500 at R1) removed; T new; A unchanged: not listed
+    # B (500 at R1) removed; T new; A unchanged: not listed. A rule that came or went has
+    # no value to judge against: counted apart, never as beyond the margin
+    assert out.splitlines()[0] == ("Since run 11111111 (2026-11-01 10:00 UTC): 1 beyond the "
+                                   "noise margin, 0 within noise, 1 new, 1 removed")
     assert rows(out) == [
-        [INFERENCE, H["rule_label"], THROUGHPUT, "2000.0", "1616.0", "-19.2", "2.1",
+        [INFERENCE, H["rule_label"], THROUGHPUT, "2000", "1616", "-19.2", "2.1",
          "beyond margin", "driver: 550 -> 560; tensorrt_version: 8.6 -> 10.1"],
-        [INFERENCE, B["rule_label"], THROUGHPUT, "500.0", "", "", "", "removed", ""],
-        ["training_scaling", T["rule_label"], "images_per_sec_per_gpu", "", "2400.0", "", "",
+        [INFERENCE, B["rule_label"], THROUGHPUT, "500", "", "", "", "removed", ""],
+        ["training_scaling", T["rule_label"], "images_per_sec_per_gpu", "", "2400", "", "",
          "new", ""]]
 
 
 def test_diff_since_a_later_run_hides_noise_unless_all(warehouse, capsys):
     code, out, _ = run(capsys, "diff", "--since", R2, "--warehouse", str(warehouse))
     assert code == 0
-    assert out.splitlines()[0].endswith(": 1 beyond the noise margin, 1 within noise")
+    assert out.splitlines()[0].endswith(": 0 beyond the noise margin, 1 within noise, "
+                                        "1 removed")
+    assert out.splitlines()[1].startswith("no value changed beyond noise since run 22222222")
     assert [r[1] for r in rows(out)] == [B["rule_label"]]  # removed; H's +1 % is noise
     _, out, _ = run(capsys, "diff", "--since", R2, "--all", "--warehouse", str(warehouse))
-    assert [r[1:] for r in rows(out)][1] == [H["rule_label"], THROUGHPUT, "1600.0", "1616.0",
-                                            "1.0", "2.1", "noise", ""]
+    assert [r[1:] for r in rows(out)][1] == [H["rule_label"], THROUGHPUT, "1600", "1616",
+                                            "1", "2.1", "noise", ""]
 
 
 def test_diff_since_a_date_and_a_run_that_recorded_nothing(warehouse, capsys):
     # 2026-11-05: the state R1 left, as --since R1
     _, by_date, _ = run(capsys, "diff", "--since", "2026-11-05", "--warehouse", str(warehouse))
     _, by_run, _ = run(capsys, "diff", "--since", R1, "--warehouse", str(warehouse))
-    assert by_date.splitlines()[0] == ("Since 2026-11-05 00:00 UTC: 3 beyond the noise "
-                                       "margin, 0 within noise")
+    assert by_date.splitlines()[0] == ("Since 2026-11-05 00:00 UTC: 1 beyond the noise "
+                                       "margin, 0 within noise, 1 new, 1 removed")
     assert rows(by_date) == rows(by_run)
     # a time with its offset: 2026-11-10T11:30+02:00 is 09:30 UTC, before R2
     _, out, _ = run(capsys, "diff", "--since", "2026-11-10T11:30+02:00", "--warehouse",
                     str(warehouse))
-    assert out.splitlines()[0].startswith("Since 2026-11-10 09:30 UTC: 3 beyond")
+    assert out.splitlines()[0].startswith("Since 2026-11-10 09:30 UTC: 1 beyond")
     # R0 (raw.ingestion_runs only) started before any value: every current value is new
     code, out, _ = run(capsys, "diff", "--since", R0[:4], "--family", INFERENCE,
                        "--warehouse", str(warehouse))
     assert code == 0
+    assert out.splitlines()[:2] == [
+        f"Since run 00000000 (2026-10-25 09:00 UTC): 0 beyond the noise margin, 0 within "
+        f"noise, 3 new ({INFERENCE})", "no value changed beyond noise since run 00000000 "
+        "(2026-10-25 09:00 UTC)"]
     assert [(r[1], r[4], r[7]) for r in rows(out)] == [
-        (A["rule_label"], "1000.0", "new"), (H["rule_label"], "1616.0", "new"),
-        (C["rule_label"], "3000.0", "new")]
+        (A["rule_label"], "1000", "new"), (H["rule_label"], "1616", "new"),
+        (C["rule_label"], "3000", "new")]
 
 
 def test_diff_of_one_family(warehouse, capsys):
@@ -231,7 +238,7 @@ def test_compare_gpus_side_by_side(warehouse, capsys):
     assert [c.strip() for c in lines[1].strip("|").split("|")] == [
         "rule", "metric", "A100-40GB", "H100-80GB", "change_pct", "margin_pct", "beyond_margin"]
     # 1000 (CV 2 %, 4) against 1616 (CV 1 %, 4): +61.6 %, margin 3 x sqrt(4/4 + 1/4) = 3.35
-    assert rows(out) == [["resnet50 · 1 · default · chat", THROUGHPUT, "1000.0", "1616.0",
+    assert rows(out) == [["resnet50 · 1 · default · chat", THROUGHPUT, "1000", "1616",
                           "61.6", "3.4", "yes"]]
     assert "matched across system, each gpu_model's own: A100-40GB on a100-bm-01; " \
            "H100-80GB on h100-bm-01" in out
@@ -246,13 +253,13 @@ def test_compare_software_versions_reads_the_history(warehouse, capsys):
     assert out.splitlines()[0] == (f"{INFERENCE} · model resnet50: tensorrt_version 8.6 vs "
                                    "10.1; changes against 8.6")  # natural order: 8.6 < 10.1
     # H under 8.6: 2000 (R1, history only); under 10.1: its latest, 1616 (R3): -19.2 %
-    assert rows(out) == [[H["rule_label"], THROUGHPUT, "2000.0", "1616.0", "-19.2", "2.1",
+    assert rows(out) == [[H["rule_label"], THROUGHPUT, "2000", "1616", "-19.2", "2.1",
                           "yes"]]
     # the reference first as given: (2000 - 1616) / 1616 = +23.8 %
     _, out, _ = run(capsys, "compare", "--family", INFERENCE, "--model", "resnet50",
                     "--by", "tensorrt_version", "--values", "10.1,8.6",
                     "--warehouse", str(warehouse))
-    assert rows(out) == [[H["rule_label"], THROUGHPUT, "1616.0", "2000.0", "23.8", "2.1",
+    assert rows(out) == [[H["rule_label"], THROUGHPUT, "1616", "2000", "23.8", "2.1",
                           "yes"]]
 
 
@@ -270,8 +277,8 @@ def test_compare_three_values_names_each_column(tmp_path, capsys):
                       "L40S-48GB change_pct", "L40S-48GB margin_pct", "L40S-48GB beyond_margin"]
     # against H100's 1616: A100 1000 is -38.1 % (margin 3.35); L40S 800 is -50.5 %, measured
     # once: the default 5 %
-    assert rows(out) == [["resnet50 · 1 · default · chat", THROUGHPUT, "1616.0", "1000.0",
-                          "800.0", "-38.1", "3.4", "yes", "-50.5", "5.0", "yes"]]
+    assert rows(out) == [["resnet50 · 1 · default · chat", THROUGHPUT, "1616", "1000",
+                          "800", "-38.1", "3.4", "yes", "-50.5", "5", "yes"]]
 
 
 def test_compare_keeps_systems_apart_when_two_rules_of_one_gpu_would_collide(tmp_path,
@@ -390,14 +397,14 @@ def test_end_to_end_through_the_history_engine(tmp_path, capsys):
     assert "nothing changed beyond noise since run r2 (" in out and rows(out) == []
     code, out, _ = run(capsys, "diff", "--all", "--family", INFERENCE, "--warehouse",
                        str(warehouse))
-    assert [INFERENCE, bert_bm, THROUGHPUT, "853.7", "858.0", "0.5", "5.0", "noise", ""] \
+    assert [INFERENCE, bert_bm, THROUGHPUT, "853.7", "858", "0.5", "5", "noise", ""] \
         in rows(out)
 
     # since r1: the drop, with the upgrade that explains it; the repeat hidden as noise
     code, out, _ = run(capsys, "diff", "--since", "r1", "--family", INFERENCE, "--warehouse",
                        str(warehouse))
     assert code == 0
-    assert [INFERENCE, resnet_vm, THROUGHPUT, "3839.1", "3071.3", "-20.0", "5.0",
+    assert [INFERENCE, resnet_vm, THROUGHPUT, "3839.1", "3071.3", "-20.0", "5",
             "beyond margin", "tensorrt_version: 8.6 -> 10.1; run_date: 2026-10-15 -> "
             "2026-11-20"] in rows(out)
     assert all(r[7] != "noise" for r in rows(out)) and bert_bm not in out
@@ -408,7 +415,7 @@ def test_end_to_end_through_the_history_engine(tmp_path, capsys):
     assert code == 0
     assert out.splitlines()[0] == (f"{INFERENCE} · model resnet50_trt: tensorrt_version 8.6 "
                                    "vs 10.1; changes against 8.6")
-    assert [resnet_vm, THROUGHPUT, "3839.1", "3071.3", "-20.0", "5.0", "yes"] in rows(out)
+    assert [resnet_vm, THROUGHPUT, "3839.1", "3071.3", "-20.0", "5", "yes"] in rows(out)
 
     # H100 against A100 for the sample LLM, measured by vLLM on one and AIPerf on the other:
     # matched across the clients, within the interactive SLO 16 -> 32 concurrent requests
@@ -418,7 +425,8 @@ def test_end_to_end_through_the_history_engine(tmp_path, capsys):
                        "--warehouse", str(warehouse))
     assert code == 0
     interactive = "meta-llama/Llama-3.1-8B-Instruct · 1 · concurrency · mlperf-interactive"
-    assert [interactive, "max_load_within_slo", "16.0", "32.0", "100.0", "5.0", "yes"] \
+    # counts kept as floats print as integers: 16 and 32, not 16.0 and 32.0
+    assert [interactive, "max_load_within_slo", "16", "32", "100.0", "5", "yes"] \
         in rows(out)
     assert "matched across tool, backend" in out
 

@@ -90,12 +90,19 @@ def test_a_stopped_statement_leaves_the_connection_usable():
     con.close()
 
 
-def test_rows_past_the_cap_are_not_printed_and_it_says_so(warehouse, capsys):
+def test_rows_past_the_cap_are_not_printed_and_it_says_so(warehouse, capsys, monkeypatch):
     code, out, err = query(warehouse, capsys, "SELECT x FROM core.t ORDER BY x", "--format",
                            "csv", "--max-rows", "10")
     assert code == 0 and out.splitlines() == ["x", *map(str, range(10))]
     assert err == ("sizing query: first 10 rows of a longer result printed: --max-rows N "
                    "fetches more (SIZING_QUERY_MAX_ROWS; 0: every row)\n")
+    # piped, the table is Markdown, data only: the cut is said on stderr
+    code, out, err = query(warehouse, capsys, "SELECT x FROM core.t ORDER BY x", "--max-rows",
+                           "10")
+    assert code == 0 and out.splitlines()[2:] == [f"| {x} |" for x in range(10)]
+    assert "first 10 rows of a longer result" in err
+    # on a terminal, under the table
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
     code, out, err = query(warehouse, capsys, "SELECT x FROM core.t ORDER BY x", "--max-rows",
                            "10")
     assert code == 0 and err == ""
