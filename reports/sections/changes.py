@@ -246,9 +246,7 @@ def _chart(family: str, rows: pl.DataFrame) -> charts.Plot | None:
                  alt.Tooltip("change_pct:Q", title="change %", format=".3~r"),
                  alt.Tooltip("high:Q", title="margin ± %", format=".3~r")]).properties(
         name=charts.POINTS)
-    # room on the left: the browser may draw a label a little wider than it was measured
-    chart = alt.layer(band, dots).properties(padding={"left": 24, "top": 6, "right": 6,
-                                                      "bottom": 6})
+    chart = alt.layer(band, dots)
     return charts.plot(
         "rule-comparison", "Each GPU against the first: change and noise margin", chart,
         data.height, len(judged), width=charts.WIDE, height=max(60, 28 * data.height),
