@@ -29,7 +29,7 @@ NARROW, WIDE, THIRD = 500, 1030, 330  # total chart widths, px: half, whole, thi
 HEIGHT = 260
 TICKS = 6  # labels per axis; quantitative scales end on a labelled tick (_nice)
 LEGEND_INDENT = 98  # px left of a legend's labels: padding, the y axis, the symbol
-LEGEND_CHAR_PX = 7  # a wide average of the chart font's characters at 12 px
+LABEL_CHAR_PX = 7  # a wide average of the chart font's characters at 12 px
 # One font measures every chart (vl-convert lays text out with it as it draws) and shows it
 # (the page embeds the same file): text is then as wide in the reader's browser as where it
 # was measured, in every drawing process, whatever fonts a machine has. Report Sans is a
@@ -131,24 +131,33 @@ def _nice(spec: dict[str, Any]) -> None:
                     scale.setdefault("nice", TICKS)
 
 
+def category_room(width: int) -> int:
+    """px for a category's name on the y axis: up to 40 % of a wide chart."""
+    return max(CONFIG["axis"]["labelLimit"], int(0.4 * width))
+
+
 def legend_room(width: int) -> int:
     """px for a legend's labels: a legend under the plot starts where the plot does, after
     the y axis (about 70 px), and its symbol."""
     return min(460, width - LEGEND_INDENT)
 
 
-def _wrapped_legends(spec: dict[str, Any], width: int) -> None:
-    """Long legend labels on lines that fit under the plot, broken after a ' · ' (a
-    series named by its settings: storage, direction, tool, I/O size, workers), instead of
-    running off the chart or being cut short."""
-    chars = legend_room(width) // LEGEND_CHAR_PX
+def wrapped_labels(chars: int) -> str:
+    """A Vega label expression: a label of more than `chars` characters on lines of at
+    most that many, broken after a ' · ' (a series or case named by its parts: storage,
+    direction, tool, I/O size, workers), instead of cut short."""
     breaks = (f"split(trim(replace(datum.label, regexp('(.{{1,{chars}}})( · |$)', 'g'), "
               f"'$1\\n')), '\\n')")
+    return f"length(datum.label) > {chars} ? {breaks} : datum.label"
+
+
+def _wrapped_legends(spec: dict[str, Any], width: int) -> None:
+    """Long legend labels on lines that fit under the plot (wrapped_labels), instead of
+    running off the chart or being cut short."""
     for encoding in _encodings(spec):
         legend = encoding.get("color", {}).get("legend")
         if isinstance(legend, dict):
-            legend.setdefault("labelExpr",
-                              f"length(datum.label) > {chars} ? {breaks} : datum.label")
+            legend.setdefault("labelExpr", wrapped_labels(legend_room(width) // LABEL_CHAR_PX))
 
 
 def frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:
@@ -157,8 +166,7 @@ def frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:
 
 def full_spec(p: Plot) -> dict[str, Any]:
     legend = {**CONFIG["legend"], "labelLimit": legend_room(p.width)}  # never wider
-    # a category's name on a wide chart may take up to 40 % of it before it is shortened
-    axis_y = {"labelLimit": max(CONFIG["axis"]["labelLimit"], int(0.4 * p.width))}
+    axis_y = {"labelLimit": category_room(p.width)}
     return {**p.spec, "config": {**CONFIG, "legend": legend, "axisY": axis_y},
             "description": p.title}
 
