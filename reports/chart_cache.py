@@ -36,10 +36,11 @@ _ACTIVE: contextvars.ContextVar[ChartCache | None] = contextvars.ContextVar(
 
 @functools.cache
 def code_digest() -> str:
-    """Of every module of the report: the charts' code and its styles."""
+    """Of every module of the report and of its chart font: the charts' code, styles and
+    the widths their text is laid out with."""
     digest = hashlib.sha256()
     root = Path(__file__).parent
-    for path in sorted(root.rglob("*.py")):
+    for path in sorted([*root.rglob("*.py"), *root.glob("fonts/*.ttf")]):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 

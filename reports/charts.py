@@ -10,11 +10,13 @@ gives its marks the class `points_marks` and a test can count them in the drawn 
 
 from __future__ import annotations
 
+import base64
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -22,9 +24,22 @@ import polars as pl
 import vl_convert
 
 POINTS = "points"  # the name of every chart's data-point layer (class points_marks)
+SLO_LABELS = "slo_labels"  # the layer of SLO limits' labels (class slo_labels_marks)
 NARROW, WIDE, THIRD = 500, 1030, 330  # total chart widths, px: half, whole, third of 1052
 HEIGHT = 260
-FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+TICKS = 6  # labels per axis; quantitative scales end on a labelled tick (_nice)
+LEGEND_INDENT = 98  # px left of a legend's labels: padding, the y axis, the symbol
+LABEL_CHAR_PX = 7  # a wide average of the chart font's characters at 12 px
+# One font measures every chart (vl-convert lays text out with it as it draws) and shows it
+# (the page embeds the same file): text is then as wide in the reader's browser as where it
+# was measured, in every drawing process, whatever fonts a machine has. Report Sans is a
+# subset of Liberation Sans (reports/fonts/OFL.txt, bench/report_font.py); Liberation Sans,
+# which vl-convert ships, and Arial have the same widths for what the subset lacks.
+FONT_FAMILY = "Report Sans"
+FONT = f"'{FONT_FAMILY}', 'Liberation Sans', Arial, sans-serif"
+FONTS = Path(__file__).parent / "fonts"
+FONT_FILES = {400: FONTS / "ReportSans-Regular.ttf", 700: FONTS / "ReportSans-Bold.ttf"}
+vl_convert.register_font_directory(str(FONTS))
 TEXT, MUTED, RULE = "#1b1f24", "#57606a", "#cf222e"
 PALETTE = ["#0969da", "#bf8700", "#1a7f37", "#8250df", "#cf222e", "#1b7c83", "#953800",
            "#6e7781", "#bf3989", "#0550ae"]
@@ -39,7 +54,7 @@ CONFIG: dict[str, Any] = {
     "axis": {"labelFontSize": 12, "titleFontSize": 12, "titleFontWeight": 600,
              "labelColor": TEXT, "titleColor": TEXT, "domainColor": MUTED,
              "tickColor": MUTED, "gridColor": "#eaeef2", "labelOverlap": "greedy",
-             "labelSeparation": 6, "labelFlush": True, "labelLimit": 180, "tickCount": 6,
+             "labelSeparation": 6, "labelFlush": True, "labelLimit": 180, "tickCount": TICKS,
              "titlePadding": 8},
     "axisX": {"labelAngle": 0},
     "legend": {"orient": "bottom", "direction": "vertical", "labelFontSize": 12,
@@ -85,7 +100,64 @@ def plot(kind: str, title: str, chart: AltChart, points: int, series: int,
     spec = chart.to_dict(validate=False)
     spec.pop("config", None)
     spec.update(width=width, height=height, autosize=AUTOSIZE)
+    _nice(spec)
+    _wrapped_legends(spec, width)
     return Plot(kind, title, spec, points, series, caption, width)
+
+
+def _encodings(spec: Any) -> Iterator[dict[str, Any]]:
+    """Every encoding block of a spec, in its layers and concatenations."""
+    if isinstance(spec, list):
+        for item in spec:
+            yield from _encodings(item)
+    elif isinstance(spec, dict):
+        if isinstance(spec.get("encoding"), dict):
+            yield spec["encoding"]
+        for key in ("layer", "hconcat", "vconcat", "concat", "spec"):
+            yield from _encodings(spec.get(key))
+
+
+def _nice(spec: dict[str, Any]) -> None:
+    """Every linear x and y scale rounded out to the axis's own ticks (Vega rounds to ten
+    ticks by default, the axis draws TICKS: a domain of 0 to 2,200 labelled up to 2,000 with
+    a point at 2,193), so the axis ends on a labelled tick at or beyond the data."""
+    for encoding in _encodings(spec):
+        for channel in ("x", "y"):
+            found = encoding.get(channel)
+            if isinstance(found, dict) and found.get("type") == "quantitative" \
+                    and not found.get("bin"):
+                scale = found.setdefault("scale", {})
+                if scale.get("type", "linear") == "linear" and "domain" not in scale:
+                    scale.setdefault("nice", TICKS)
+
+
+def category_room(width: int) -> int:
+    """px for a category's name on the y axis: up to 40 % of a wide chart."""
+    return max(CONFIG["axis"]["labelLimit"], int(0.4 * width))
+
+
+def legend_room(width: int) -> int:
+    """px for a legend's labels: a legend under the plot starts where the plot does, after
+    the y axis (about 70 px), and its symbol."""
+    return min(460, width - LEGEND_INDENT)
+
+
+def wrapped_labels(chars: int) -> str:
+    """A Vega label expression: a label of more than `chars` characters on lines of at
+    most that many, broken after a ' · ' (a series or case named by its parts: storage,
+    direction, tool, I/O size, workers), instead of cut short."""
+    breaks = (f"split(trim(replace(datum.label, regexp('(.{{1,{chars}}})( · |$)', 'g'), "
+              f"'$1\\n')), '\\n')")
+    return f"length(datum.label) > {chars} ? {breaks} : datum.label"
+
+
+def _wrapped_legends(spec: dict[str, Any], width: int) -> None:
+    """Long legend labels on lines that fit under the plot (wrapped_labels), instead of
+    running off the chart or being cut short."""
+    for encoding in _encodings(spec):
+        legend = encoding.get("color", {}).get("legend")
+        if isinstance(legend, dict):
+            legend.setdefault("labelExpr", wrapped_labels(legend_room(width) // LABEL_CHAR_PX))
 
 
 def frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:
@@ -93,16 +165,38 @@ def frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:
 
 
 def full_spec(p: Plot) -> dict[str, Any]:
-    legend = {**CONFIG["legend"], "labelLimit": min(460, p.width - 40)}  # never wider
-    return {**p.spec, "config": {**CONFIG, "legend": legend}, "description": p.title}
+    legend = {**CONFIG["legend"], "labelLimit": legend_room(p.width)}  # never wider
+    axis_y = {"labelLimit": category_room(p.width)}
+    return {**p.spec, "config": {**CONFIG, "legend": legend, "axisY": axis_y},
+            "description": p.title}
+
+
+def static_spec(p: Plot) -> dict[str, Any]:
+    """The spec the static page draws: without its zoom (an interval selection bound to
+    the scales), which nothing can use there and which makes Vega clip every mark at the
+    plot's edge, cutting a point that sits on it in half."""
+    spec = full_spec(p)
+    params = [q for q in spec.pop("params", []) if q.get("bind") != "scales"]
+    return {**spec, "params": params} if params else spec
 
 
 def svg(p: Plot) -> str:
     """The chart as static SVG text (Vega escapes every string drawn), its element ids
     numbered from ID_PLACEHOLDER (see `with_ids`)."""
-    drawn = vl_convert.vegalite_to_svg(full_spec(p))
+    drawn = vl_convert.vegalite_to_svg(static_spec(p))
     drawn = drawn.replace("<svg ", f'<svg role="img" aria-label="{_attr(p.title)}" ', 1)
     return _numbered_ids(drawn)
+
+
+@cache
+def font_faces() -> str:
+    """CSS: the chart font, embedded (the page loads nothing), in the weights charts use
+    (600 is drawn in the bold face, as vl-convert measured it)."""
+    return "".join(
+        f"@font-face {{ font-family: '{FONT_FAMILY}'; font-weight: {weight}; "
+        "font-style: normal; src: url(data:font/ttf;base64,"
+        f"{base64.b64encode(path.read_bytes()).decode()}) format('truetype'); }}\n"
+        for weight, path in FONT_FILES.items())
 
 
 # vl-convert numbers the ids of the clip paths it draws with one counter per process: ids
@@ -142,15 +236,19 @@ def vega_bundle() -> str:
         "window.vegaEmbed = vegaEmbed;"), flags=re.I)
 
 
-# Draws every div.vega from the JSON spec next to it; svg renderer, no actions menu (its
-# links would leave the page).
+# Draws every div.vega from the JSON spec next to it, once the chart font is loaded (Vega
+# measures text as it lays a chart out); svg renderer, no actions menu (its links would
+# leave the page).
 EMBED = """
-for (const el of document.querySelectorAll("div.vega[data-spec]")) {
-  const spec = JSON.parse(document.getElementById(el.dataset.spec).textContent);
-  vegaEmbed(el, spec, {actions: false, renderer: "svg"})
-    .then(() => { el.dataset.rendered = "true"; })
-    .catch((err) => { el.dataset.rendered = "error"; el.textContent = String(err); });
-}
+Promise.all([400, 700].map((w) => document.fonts.load(`${w} 12px '""" + FONT_FAMILY + """'`)))
+  .catch(() => null).then(() => {
+  for (const el of document.querySelectorAll("div.vega[data-spec]")) {
+    const spec = JSON.parse(document.getElementById(el.dataset.spec).textContent);
+    vegaEmbed(el, spec, {actions: false, renderer: "svg"})
+      .then(() => { el.dataset.rendered = "true"; })
+      .catch((err) => { el.dataset.rendered = "error"; el.textContent = String(err); });
+  }
+});
 """
 
 
@@ -181,25 +279,65 @@ def color(field: str, title: str | None, domain: Sequence[str] | None = None) ->
                      legend=alt.Legend(columns=1) if title is not None else None)
 
 
+SLO_ROW = 16  # px between the rows of SLO labels above a plot
+
+
 def slo_rules(rules: Sequence[dict[str, Any]], field: str, label: str,
               axis: str = "x") -> AltChart | None:
-    """Dashed red rules (one per row, at `field`) labelled along themselves."""
+    """Dashed red rules (one per row, at `field`), labelled where no data is drawn: above
+    the plot for limits on x (a row each, the lowest limit nearest the plot; the label runs
+    away from the middle so it stays on the chart), above the rule at the left for
+    limits on y."""
     if not rules:
         return None
-    base = alt.Chart(frame(rules))
+    rows = sorted(rules, key=lambda r: r[field])
+    base = alt.Chart(frame([{**r, "slo_row": i} for i, r in enumerate(rows)]))
+    tooltip = [alt.Tooltip(f"{label}:N", title="limit")]
     if axis == "x":
         rule = base.mark_rule(color=RULE, strokeDash=[5, 4], strokeWidth=1.5).encode(
-            x=f"{field}:Q", tooltip=[alt.Tooltip(f"{label}:N", title="limit")])
-        text = base.mark_text(color=RULE, angle=270, align="right", baseline="top", dx=-4,
-                              dy=3, fontSize=12).encode(x=f"{field}:Q", y=alt.value(0),
-                                                         text=f"{label}:N")
-    else:
-        rule = base.mark_rule(color=RULE, strokeDash=[5, 4], strokeWidth=1.5).encode(
-            y=f"{field}:Q", tooltip=[alt.Tooltip(f"{label}:N", title="limit")])
-        text = base.mark_text(color=RULE, align="left", baseline="bottom", dx=4, dy=-3,
-                              fontSize=12).encode(y=f"{field}:Q", x=alt.value(0),
-                                                  text=f"{label}:N")
+            x=alt.X(f"{field}:Q"), tooltip=tooltip)
+        right = f"scale('x', datum['{field}']) > width / 2"
+        # above the plot, never clipped to it (Vega clips every mark of a chart that zooms)
+        text = base.mark_text(
+            color=RULE, baseline="bottom", fontSize=12, clip=False,
+            align=alt.expr(f"{right} ? 'right' : 'left'"),
+            dx=alt.expr(f"{right} ? -3 : 3"),
+            dy=alt.expr(f"-4 - {SLO_ROW} * datum.slo_row")).encode(
+            x=alt.X(f"{field}:Q"), y=alt.value(0), text=alt.Text(f"{label}:N")
+        ).properties(name=SLO_LABELS)
+        stem = base.mark_rule(color=RULE, strokeDash=[2, 2], clip=False).encode(  # to label
+            x=alt.X(f"{field}:Q"), y=alt.value(0),
+            y2=alt.value(alt.expr(f"-{SLO_ROW} * datum.slo_row")))
+        return alt.layer(rule, stem, text)
+    rule = base.mark_rule(color=RULE, strokeDash=[5, 4], strokeWidth=1.5).encode(
+        y=alt.Y(f"{field}:Q"), tooltip=tooltip)
+    text = base.mark_text(color=RULE, align="left", baseline="bottom", dx=4, dy=-3,
+                          fontSize=12).encode(y=alt.Y(f"{field}:Q"), x=alt.value(0),
+                                              text=alt.Text(f"{label}:N")
+                                              ).properties(name=SLO_LABELS)
     return alt.layer(rule, text)
+
+
+def labelled_bars(data: pl.DataFrame, value: alt.X, category: alt.Y, label_format: str,
+                  tooltip: Sequence[alt.Tooltip | str], offset: str | None = None,
+                  series: tuple[str, str] | None = None, fill: str = PALETTE[0]
+                  ) -> AltChart:
+    """Horizontal bars (the `points` layer) with their value written at their end. Both
+    layers take one x encoding, scale included: a log scale on the bars and a linear one
+    on the labels would be merged into one log scale from 0, which draws no bar; nor are
+    the bars stacked (Vega-Lite stacks coloured bars, from 0 again).
+    `offset`: a field splitting a category's band; `series`: (field, legend title) of the
+    bars' colour, else every bar is `fill`."""
+    base = alt.Chart(data).encode(
+        x=value.stack(None),  # side by side, each from zero (a stack from 0 has no log)
+        y=category,
+        yOffset=alt.YOffset(f"{offset}:N") if offset else alt.Undefined)
+    bars = base.mark_bar(color=alt.Undefined if series else fill).encode(
+        color=color(*series) if series else alt.Undefined,
+        tooltip=list(tooltip)).properties(name=POINTS)
+    labels = base.mark_text(align="left", dx=4, color=TEXT).encode(
+        text=alt.Text(value.shorthand, format=label_format))
+    return alt.layer(bars, labels)
 
 
 def layers(*charts: AltChart | None) -> AltChart:

@@ -20,11 +20,11 @@ from reports import chart_cache, charts
 from reports.chart_cache import Pending, resolved
 from reports.charts import Plot
 
-CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
 # Vega compiles its expressions with Function(): the interactive page allows eval, never a
 # connection (default-src 'none' covers fetch, XHR, images and fonts from elsewhere).
 CSP_INTERACTIVE = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
-                   "style-src 'unsafe-inline'; img-src data:")
+                   "style-src 'unsafe-inline'; img-src data:; font-src data:")
 TABLE_ROWS = 200  # rows shown per table; the rest is counted
 
 CSS = """
@@ -293,6 +293,7 @@ def page(title: str, meta: str, sections: Sequence[Section], interactive: bool =
     body = "".join(s.html(draw, first=i == 0) for i, s in enumerate(sections))
     scripts = (f"<script>{charts.vega_bundle()}</script><script>{charts.EMBED}</script>"
                if interactive else "")
+    fonts = charts.font_faces() if draw.count else ""  # the charts' own, embedded
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -300,7 +301,7 @@ def page(title: str, meta: str, sections: Sequence[Section], interactive: bool =
         f'<meta http-equiv="Content-Security-Policy" '
         f'content="{esc(CSP_INTERACTIVE if interactive else CSP)}">'
         '<link rel="icon" href="data:,">'
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
+        f"<title>{esc(title)}</title><style>{fonts}{CSS}</style></head><body>"
         f'<header><h1>{esc(title)}</h1><p class="meta">{esc(meta)}</p>'
         f"<nav><ol>{toc}</ol></nav></header><main>{body}</main>{scripts}</body></html>\n"
     )

@@ -3,6 +3,8 @@ data, every name from input escaped, every section tolerating a missing table.""
 
 from __future__ import annotations
 
+import base64
+import math
 import re
 from html import unescape
 from pathlib import Path
@@ -455,6 +457,61 @@ def test_charts_have_readable_axes_and_escape_their_text():
     assert "<script" not in svg and esc(XSS_MODEL) in svg
     assert 'aria-label="a &lt;b&gt;"' in svg
     assert "<" not in charts.spec_json(plot)  # safe inside <script type=application/json>
+
+
+def test_checkpoint_bars_are_drawn_on_their_log_scale():
+    """Bars and their labels share the log scale: rounded out to 0.01 .. 100 s, each bar is
+    as long as log10(seconds / 0.01), its label 4 px past its end (the review found a log
+    scale from 0, merged with the labels' linear one, and bars of no length)."""
+    from reports.sections.storage import _checkpoint_chart
+
+    seconds = {("resnet", "nvme"): 0.0151, ("resnet", "vast"): 0.0192,
+               ("gpt", "nvme"): 20.7, ("gpt", "vast"): 26.2}
+    plot = _checkpoint_chart(pl.DataFrame(
+        [{"model": m, "storage_system": s, "write_seconds": v, "checkpoint_bytes": 1e9}
+         for (m, s), v in seconds.items()]))
+    assert (plot.kind, plot.points, plot.series) == ("checkpoint-write", 4, 2)
+    drawn = charts.svg(plot)
+    assert "for a log scale with values from 0.01 to 100" in drawn
+    bars = re.search(r'class="mark-rect role-mark points_marks".*?</g>', drawn, re.S)[0]
+    ends = {float(v): float(w) for v, w in re.findall(
+        r"\(log scale\): ([\d.]+);.*?d=\"M0,[\d.]+h([\d.]+)v", bars)}
+    assert sorted(ends) == sorted(seconds.values())
+    longest = ends[26.2]
+    for value, width in ends.items():  # 0.0151: log10(1.51) / log10(2620) = 0.0524 of 26.2
+        assert width / longest == pytest.approx(math.log10(value / 0.01)
+                                                / math.log10(26.2 / 0.01), rel=1e-3)
+    labels = re.findall(r'translate\(([\d.]+),[\d.]+\)"[^>]*>([\d.]+)</text>', drawn)
+    assert {text: float(x) for x, text in labels if text in ("0.0151", "26.2")} == {
+        "0.0151": pytest.approx(ends[0.0151] + 4), "26.2": pytest.approx(longest + 4)}
+
+
+def test_chart_text_is_measured_and_shown_in_one_embedded_font(page):
+    """vl-convert lays every chart's text out in Report Sans (registered from
+    reports/fonts) and the page embeds those very files, so text is as wide in the browser
+    as where it was measured, whichever process drew it and whatever fonts a machine has."""
+    families = set(re.findall(r'<text[^>]*font-family="([^"]+)"', page))
+    assert families == {charts.FONT}
+    assert charts.FONT.startswith(f"'{charts.FONT_FAMILY}'")
+    for weight, path in charts.FONT_FILES.items():
+        embedded = base64.b64encode(path.read_bytes()).decode()
+        assert (f"font-family: '{charts.FONT_FAMILY}'; font-weight: {weight}; "
+                f"font-style: normal; src: url(data:font/ttf;base64,{embedded})") in page
+    assert "font-src data:" in unescape(re.search(r'Content-Security-Policy" content="([^"]+)',
+                                                  page)[1])
+    # measured in that font: the y axis's labels push the plot right by their width, and
+    # " (memory / capacity)" is 18,549 units of 2,048 in the font's advance widths (hmtx):
+    # 108.69 px at 12 px (DejaVu Sans, where text falls back on this machine, is wider)
+    import altair as alt
+
+    def plot_left(label: str) -> float:
+        chart = alt.Chart(charts.frame([{"n": label, "v": 1}])).mark_bar().encode(
+            x="v:Q", y="n:N")
+        drawn = charts.svg(charts.plot("t", "t", chart, 1, 1))
+        return float(re.search(r'stroke-miterlimit="10" transform="translate\(([\d.]+)',
+                               drawn)[1])
+    wider = plot_left("conservative (memory / capacity)") - plot_left("conservative")
+    assert wider == pytest.approx(18_549 / 2_048 * 12, abs=1.0)
 
 
 def test_the_interactive_variant_embeds_vega_and_fetches_nothing(built, tmp_path):

@@ -64,7 +64,22 @@ def test_every_id_in_the_page_is_unique_and_every_reference_resolves(warehouse, 
         ids = re.findall(r'\sid="([^"]+)"', page)
         assert len(ids) == len(set(ids))
         assert set(re.findall(r"url\(#([^)]+)\)", page)) <= set(ids)
-        assert any(re.fullmatch(r"plot-\d+-\d+", i) for i in ids)
+
+
+def test_the_clip_paths_of_charts_drawn_apart_are_unique_in_the_page():
+    """vl-convert numbers clip paths per process: a chart clipped to its plot (its marks
+    `clip`) drawn twice, as two processes would, gets ids of its own in each place."""
+    import altair as alt
+
+    data = charts.frame([{"x": 1.0, "y": 2.0}, {"x": 3.0, "y": 1.0}])
+    plot = charts.plot("t", "clipped", alt.Chart(data).mark_line(clip=True).encode(
+        x="x:Q", y="y:Q"), 2, 1)
+    drawn = charts.svg(plot)
+    assert drawn == charts.svg(plot)  # numbered from the placeholder, not the process
+    page = charts.with_ids(drawn, "plot-1") + charts.with_ids(drawn, "plot-2")
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert ids == ["plot-1-0", "plot-2-0"]
+    assert re.findall(r"url\(#([^)]+)\)", page) == ids
 
 
 def test_a_changed_table_draws_only_its_charts(warehouse, tmp_path, monkeypatch):

@@ -215,6 +215,7 @@ def _signed(value: object) -> str:
     return ("+" if value > 0 else "") + number(value) + " %"
 
 
+LINE_PX = 14  # a line of a 12 px label
 # Where the judged colours come from: beyond the margin in the report's red
 JUDGED = {"beyond the margin": charts.RULE, "within noise": charts.PALETTE[0]}
 
@@ -234,7 +235,15 @@ def _chart(family: str, rows: pl.DataFrame) -> charts.Plot | None:
         return None
     differences = rows["change_pct"].is_not_null().sum()
     judged = [j for j in JUDGED if j in set(data["judged"].to_list())]
-    y = alt.Y("case:N", title=None, sort=None)
+    # a case names its GPU, model, settings and metric: on two lines centred on its row
+    # (half the chart for names), not cut short
+    room = charts.WIDE // 2
+    chars = room // charts.LABEL_CHAR_PX
+    two = data["case"].str.len_chars().max() > chars  # type: ignore[operator]
+    y = alt.Y("case:N", title=None, sort=None, axis=alt.Axis(
+        labelExpr=charts.wrapped_labels(chars), labelLimit=room,
+        labelOffset=-LINE_PX / 2 if two else 0))
+    row = 2 * LINE_PX + 8 if two else 28
     band = alt.Chart(data).mark_bar(color="#d0d7de", height=10).encode(
         x=alt.X("low:Q", title="change against the first GPU (%)"), x2="high:Q", y=y,
         tooltip=[alt.Tooltip("high:Q", title="margin ± %", format=".3~r")])
@@ -246,12 +255,10 @@ def _chart(family: str, rows: pl.DataFrame) -> charts.Plot | None:
                  alt.Tooltip("change_pct:Q", title="change %", format=".3~r"),
                  alt.Tooltip("high:Q", title="margin ± %", format=".3~r")]).properties(
         name=charts.POINTS)
-    # room on the left: the browser may draw a label a little wider than it was measured
-    chart = alt.layer(band, dots).properties(padding={"left": 24, "top": 6, "right": 6,
-                                                      "bottom": 6})
+    chart = alt.layer(band, dots)
     return charts.plot(
         "rule-comparison", "Each GPU against the first: change and noise margin", chart,
-        data.height, len(judged), width=charts.WIDE, height=max(60, 28 * data.height),
+        data.height, len(judged), width=charts.WIDE, height=max(60, row * data.height),
         caption="A point outside its grey band (± the noise margin) is a real difference"
                 + (f"; the {CHART_ROWS} largest of {differences} are drawn"
                    if differences > CHART_ROWS else "") + ".")

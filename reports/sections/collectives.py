@@ -111,10 +111,12 @@ def _curves(rows: pl.DataFrame) -> list[tuple[str, pl.DataFrame]]:
 
 def _ticks(low: int, high: int, most: int = 7) -> list[int]:
     """Powers of two from `low` to `high` (sizes a sweep hits: 32 MiB, not 31.99 MiB),
-    every k-th so at most `most` labels."""
-    first, last = max(low, 1).bit_length() - 1, max(high, 1).bit_length() - 1
+    every k-th so at most `most` labels, counted down from the largest so that the axis
+    ends on a labelled size."""
+    first = max(low, 1).bit_length() - 1  # the powers around them, as the log scale's
+    last = (high - 1).bit_length() if high > 1 else 0  # domain is rounded out
     step = -(-(last - first + 1) // most)
-    return [1 << e for e in range(first, last + 1, step)]
+    return [1 << e for e in range(last, first - 1, -step)][::-1]
 
 
 @memo

@@ -319,7 +319,7 @@ def _breakdown(sweep: dict, rows: pl.DataFrame) -> charts.Plot:
     for r in rows.to_dicts():
         server = 0.0
         for col, label in COMPONENTS:
-            if r[col] is not None:
+            if r[col]:  # a part of 0 ms is a bar of no height: the tooltip of nothing
                 parts.append({"concurrency": r["concurrency"], "part": label, "ms": r[col],
                               "rank": len(parts)})
                 server += r[col]

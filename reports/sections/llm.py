@@ -10,7 +10,7 @@ import polars as pl
 from reports import charts
 from reports.chart_cache import memo
 from reports.data import has_rows, read, text
-from reports.html import Col, Section, details, paragraph, table
+from reports.html import Col, Section, details, number, paragraph, table
 from store.store import Store
 
 RUNS = ("model", "gpu_model", "gpus", "tool", "backend", "concurrency",
@@ -21,6 +21,7 @@ OPTIMAL = ("model", "gpu_model", "gpus", "tool", "load_kind", "slo_policy", "slo
            "tpot_at_slo_ms", "knee_load", "goodput_per_s", "reason", "source_files")
 PLANS = ("scenario", "model", "gpu_model", "slo_policy", "chat_users", "requests_per_s",
          "instances", "gpus", "servers", "explanation", "reason")
+REACH = 1.25  # SLO limits beyond this many times the largest TTFT drawn are not drawn
 POLICIES = ("name", "percentile", "max_ttft_ms", "max_tpot_ms")
 KV = ("model", "gpu_model", "gpus", "tool", "kv_dtype", "context_tokens",
       "measured_knee_concurrency", "kv_bound_concurrency", "agreement", "comparison")
@@ -44,7 +45,8 @@ def llm_serving(store: Store) -> Section:
                          & pl.col("ttft_p99_ms").is_not_null())
     policies = read(store, "raw", "llm_slo_policies", POLICIES, order_by=["name"])
     limits = [] if policies is None else [
-        {"ttft_ms": r["max_ttft_ms"], "label": f"{r['name']}: {r['percentile']} TTFT"}
+        {"ttft_ms": r["max_ttft_ms"], "label": f"{r['name']}: {r['percentile']} TTFT",
+         "policy": r["name"]}
         for r in policies.rows(named=True) if r["percentile"] == "p99"]
     section.add(paragraph(
         "Each point is one load level of a serving sweep (its max concurrency): output tokens "
@@ -144,6 +146,13 @@ def _curve(model: str, rows: pl.DataFrame, limits: list[dict]) -> charts.Plot:
                          alt.Y("output_tokens_per_s_per_gpu:Q",
                                title="output tokens/s per GPU"),
                          "sweep", "sweep", tooltip, order="concurrency")
+    # a limit far beyond every level would squeeze the curves into a corner: named instead
+    reach = REACH * (data["ttft_p99_ms"].max() or 0.0)  # type: ignore[operator]
+    near = [lim for lim in limits if lim["ttft_ms"] is not None and lim["ttft_ms"] <= reach]
+    far = ", ".join(f"{lim['policy']} (p99 ≤ {number(lim['ttft_ms'])} ms)" for lim in limits
+                    if lim["ttft_ms"] is not None and lim["ttft_ms"] > reach)
     return charts.plot("llm-serving", f"{model}: throughput against time to first token",
-                       charts.layers(chart, charts.slo_rules(limits, "ttft_ms", "label")),
-                       data.height, data["sweep"].n_unique())
+                       charts.layers(chart, charts.slo_rules(near, "ttft_ms", "label")),
+                       data.height, data["sweep"].n_unique(),
+                       caption=f"Every level's TTFT is within {far}, beyond the plot."
+                       if far else "")

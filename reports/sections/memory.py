@@ -111,7 +111,7 @@ def _chart(plotted: list[dict], rules: list[dict]) -> charts.Plot:
     zoom = alt.selection_interval(bind="scales", name="zoom")
     layer.append(base.mark_point(size=70, filled=True).encode(
         x=x, y=y, color=charts.color("group", "bytes per parameter"),
-        shape=alt.Shape("fit:N", title=None),
+        shape=alt.Shape("fit:N", title="least-squares rule"),
         tooltip=["model:N", "gpu:N", alt.Tooltip("parameters_billions:Q", format=",.3~r"),
                  alt.Tooltip("gpu_memory_gb:Q", title="GPU memory GB", format=",.3~r")],
     ).add_params(zoom).properties(name=charts.POINTS))
@@ -126,11 +126,13 @@ def _chart(plotted: list[dict], rules: list[dict]) -> charts.Plot:
 
 
 def _ticks(low: float, high: float) -> list[float]:
-    """1-2-5 ticks of a log axis from `low` to `high`: the decades, plus 2 and 5 when the
-    axis spans at most two decades (more would crowd the labels)."""
-    steps = (1.0, 2.0, 5.0) if high / low <= 100 else (1.0,)
+    """1-2-5 ticks of a log axis from `low` to `high`: the decades around them (the log
+    scale's domain is rounded out to those, and its ends are labelled), plus 2 and 5
+    between `low` and `high` when they span at most two decades (more would crowd the
+    labels)."""
+    steps = (2.0, 5.0) if high / low <= 100 else ()
     found = []
     for power in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
-        found += [step * 10.0 ** power for step in steps
-                  if low <= step * 10.0 ** power <= high]
+        found += [10.0 ** power] + [step * 10.0 ** power for step in steps
+                                    if low <= step * 10.0 ** power <= high]
     return found

@@ -91,21 +91,16 @@ def _capability(capability: pl.DataFrame) -> charts.Plot:
         what=pl.concat_str([pl.col("direction"), pl.col("access")], separator=" ",
                            ignore_nulls=True)).select(
         "storage_system", "what", "gb_per_s", "tool", "jobs")
-    chart = alt.Chart(data).mark_bar().encode(
-        x=alt.X("gb_per_s:Q", title="best bandwidth (GB/s)"),
-        y=alt.Y("storage_system:N", title=None),
-        yOffset=alt.YOffset("what:N"),
-        color=charts.color("what", "direction and access"),
-        tooltip=["storage_system:N", "what:N", alt.Tooltip("gb_per_s:Q", title="GB/s",
-                                                           format=".3~r"),
-                 "tool:N", alt.Tooltip("jobs:Q", title="workers")],
-    ).properties(name=charts.POINTS)
-    labels = alt.Chart(data).mark_text(align="left", dx=4).encode(
-        x="gb_per_s:Q", y="storage_system:N", yOffset="what:N",
-        text=alt.Text("gb_per_s:Q", format=".3~r"))
+    chart = charts.labelled_bars(
+        data, alt.X("gb_per_s:Q", title="best bandwidth (GB/s)"),
+        alt.Y("storage_system:N", title=None), ".3~r", offset="what",
+        series=("what", "direction and access"),
+        tooltip=["storage_system:N", "what:N",
+                 alt.Tooltip("gb_per_s:Q", title="GB/s", format=".3~r"), "tool:N",
+                 alt.Tooltip("jobs:Q", title="workers")])
     systems = data["storage_system"].n_unique()
     return charts.plot("storage-capability", "Best bandwidth per storage system",
-                       alt.layer(chart, labels), data.height, data["what"].n_unique(),
+                       chart, data.height, data["what"].n_unique(),
                        caption="The best ok measurement of each system, direction and access "
                                "pattern (sizing.storage_capability).",
                        width=charts.WIDE, height=max(80, 22 * data.height + 12 * systems))
@@ -262,29 +257,8 @@ def _checkpoints(store: Store, section: Section) -> None:
             "parameter in raw/reference/checkpoint_bytes.csv).")
         return
     assert rows is not None
-    data = rows.drop_nulls("write_seconds").with_columns(
-        checkpoint_gb=pl.col("checkpoint_bytes") / GB).select(
-        "model", "storage_system", "write_seconds", "checkpoint_gb")
-    chart = alt.Chart(data).mark_bar().encode(
-        x=alt.X("write_seconds:Q", title="seconds per checkpoint (log scale)",
-                scale=alt.Scale(type="log")),
-        y=alt.Y("model:N", title=None), yOffset="storage_system:N",
-        color=charts.color("storage_system", "storage system"),
-        tooltip=["model:N", "storage_system:N",
-                 alt.Tooltip("checkpoint_gb:Q", title="checkpoint GB", format=",.3~r"),
-                 alt.Tooltip("write_seconds:Q", title="seconds", format=",.3~r")],
-    ).properties(name=charts.POINTS)
-    labels = alt.Chart(data).mark_text(align="left", dx=4).encode(
-        x="write_seconds:Q", y="model:N", yOffset="storage_system:N",
-        text=alt.Text("write_seconds:Q", format=".3~r"))
-    models = data["model"].n_unique()
-    section.chart(charts.plot(
-        "checkpoint-write", "Seconds to write one checkpoint", alt.layer(chart, labels),
-        data.height, data["storage_system"].n_unique(), width=charts.WIDE,
-        height=max(80, 20 * data.height + 10 * models),
-        caption="Parameters × bytes per parameter at the best sequential write bandwidth of "
-                "each storage system, one writer (a checkpoint written in shards by many "
-                "hosts may go faster if the storage scales past what was measured)."))
+    section.chart(_checkpoint_chart(rows.select("model", "storage_system", "write_seconds",
+                                                "checkpoint_bytes")))
     section.add(details("Checkpoint sizes, bandwidths and evidence", table(rows, [
         Col("model"), Col("parameters_billions", "parameters (billions)"),
         Col("bytes_per_parameter", "bytes per parameter"),
@@ -297,6 +271,31 @@ def _checkpoints(store: Store, section: Section) -> None:
     section.gap("Checkpoint write times assume one writer at the best sequential write "
                 "bandwidth measured, or MLPerf Storage's sharded save where one was measured.")
     _measured_checkpoints(store, section)
+
+
+@memo
+def _checkpoint_chart(rows: pl.DataFrame) -> charts.Plot:
+    """Seconds to write each model's checkpoint to each storage system, on a log scale:
+    from a hundredth of a second for a small vision model to minutes for a large LLM."""
+    data = rows.drop_nulls("write_seconds").with_columns(
+        checkpoint_gb=pl.col("checkpoint_bytes") / GB).select(
+        "model", "storage_system", "write_seconds", "checkpoint_gb")
+    chart = charts.labelled_bars(
+        data, alt.X("write_seconds:Q", title="seconds per checkpoint (log scale)",
+                    scale=alt.Scale(type="log")),
+        alt.Y("model:N", title=None), ".3~r", offset="storage_system",
+        series=("storage_system", "storage system"),
+        tooltip=["model:N", "storage_system:N",
+                 alt.Tooltip("checkpoint_gb:Q", title="checkpoint GB", format=",.3~r"),
+                 alt.Tooltip("write_seconds:Q", title="seconds", format=",.3~r")])
+    models = data["model"].n_unique()
+    return charts.plot(
+        "checkpoint-write", "Seconds to write one checkpoint", chart,
+        data.height, data["storage_system"].n_unique(), width=charts.WIDE,
+        height=max(80, 20 * data.height + 10 * models),
+        caption="Parameters × bytes per parameter at the best sequential write bandwidth of "
+                "each storage system, one writer (a checkpoint written in shards by many "
+                "hosts may go faster if the storage scales past what was measured).")
 
 
 def _measured_checkpoints(store: Store, section: Section) -> None:

@@ -130,14 +130,11 @@ def _scenario(section: Section, row: dict, plan: list[dict], issues: list[dict])
     bars = [{"count": label, "GPUs": row[col]} for col, label in COUNTS
             if row[col] is not None]
     if bars:
-        chart = alt.Chart(charts.frame(bars)).mark_bar(color=charts.PALETTE[0]).encode(
-            x=alt.X("GPUs:Q", title="GPUs", axis=alt.Axis(tickMinStep=1)),
-            y=alt.Y("count:N", title=None, sort=None),
-            tooltip=["count:N", "GPUs:Q"]).properties(name=charts.POINTS)
-        labels = alt.Chart(charts.frame(bars)).mark_text(align="left", dx=4).encode(
-            x="GPUs:Q", y=alt.Y("count:N", sort=None), text="GPUs:Q")
+        chart = charts.labelled_bars(
+            charts.frame(bars), alt.X("GPUs:Q", title="GPUs", axis=alt.Axis(tickMinStep=1)),
+            alt.Y("count:N", title=None, sort=None), "d", tooltip=["count:N", "GPUs:Q"])
         section.chart(charts.plot("capacity-plan", f"{name}: GPUs counted four ways",
-                                  alt.layer(chart, labels), len(bars), 1, height=140))
+                                  chart, len(bars), 1, height=140))
     section.add(details("The measurements each model's figures come from",
                         _evidence(plan)))
 

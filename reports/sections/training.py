@@ -145,18 +145,15 @@ def _overhead(section: Section, store: Store) -> None:
                                                f"{text(r['gpu_model'])}",
                                                return_dtype=pl.String)).select(
         "case", "overhead_pct", "vm_images_per_sec", "bare_metal_images_per_sec")
-    chart = alt.Chart(data).mark_bar(color=charts.PALETTE[1]).encode(
-        x=alt.X("overhead_pct:Q", title="VM overhead (% of bare-metal images/s)"),
-        y=alt.Y("case:N", title=None, sort=None),
+    chart = charts.labelled_bars(
+        data, alt.X("overhead_pct:Q", title="VM overhead (% of bare-metal images/s)"),
+        alt.Y("case:N", title=None, sort=None), ".2~f", fill=charts.PALETTE[1],
         tooltip=["case:N", alt.Tooltip("overhead_pct:Q", title="overhead %", format=".3~r"),
                  alt.Tooltip("vm_images_per_sec:Q", title="VM images/s", format=",.4~r"),
                  alt.Tooltip("bare_metal_images_per_sec:Q", title="bare-metal images/s",
-                             format=",.4~r")]).properties(name=charts.POINTS)
-    labels = alt.Chart(data).mark_text(align="left", dx=4).encode(
-        x="overhead_pct:Q", y=alt.Y("case:N", sort=None),
-        text=alt.Text("overhead_pct:Q", format=".2~f"))
+                             format=",.4~r")])
     section.chart(charts.plot(
-        "vm-overhead", "VM overhead against bare metal", alt.layer(chart, labels),
+        "vm-overhead", "VM overhead against bare metal", chart,
         data.height, 1, width=charts.WIDE, height=max(60, 28 * data.height),
         caption="100 × (1 − VM / bare-metal images/s) for runs matched on model, GPU, "
                 "precision, batch and GPU count; negative means the VM was faster."))
