@@ -31,8 +31,9 @@ import polars as pl
 from ingest import config
 from ingest.suggest import did_you_mean as _close
 from pipelines.console import UsageError, number, one_line, print_frame
-from reports.data import has_rows, read
+from reports.data import has_rows, read, text
 from reports.history import (
+    UNRECORDED,
     by_values,
     compare,
     context_fields,
@@ -280,8 +281,15 @@ def _compare(store: Store, args: argparse.Namespace, values: list[str]) -> int:
         where = found.rows.select("by_value", "detail").unique(maintain_order=True)
         print(f"matched across {', '.join(found.loose)}, each {by}'s own: "
               + "; ".join(f"{v} on {d}" for v, d in where.iter_rows()))
+    if pairs := found.harness_pairs():
+        print(" vs ".join(f"{v} by {text(h, UNRECORDED)}" for v, h in pairs)
+              + ": harness differs too (rows whose harness says 'differs'): their "
+              f"difference is not the {by}'s alone")
     if found.single:
         print(f"{found.single} rule values recorded under one {by} only are not shown")
+    if found.apart:
+        print(f"{found.apart} rule values measured by a harness no other {by} of their rule "
+              "was measured by are not compared (other values of the rule share one)")
     print(MARGIN_NOTE)
     return 0
 
@@ -295,9 +303,12 @@ def _side_by_side(rows: pl.DataFrame, values: Sequence[str]) -> pl.DataFrame:
         return column if two else f"{value} {column}"
 
     out = []
+    harnessed = rows["harness"].is_not_null().any()
     for (label, metric), members in rows.group_by(["label", "metric"], maintain_order=True):
         by = {r["by_value"]: r for r in members.iter_rows(named=True)}
         row: dict[str, object] = {"rule": label, "metric": metric}
+        if harnessed:
+            row["harness"] = _harness(by, values)
         row |= {v: number(by[v]["value"], str(metric)) if v in by else "" for v in values}
         for v in values[1:]:
             r = by.get(v) or {}
@@ -308,6 +319,14 @@ def _side_by_side(rows: pl.DataFrame, values: Sequence[str]) -> pl.DataFrame:
                                               "yes" if r["exceeds_margin"] else "no")
         out.append(row)
     return pl.DataFrame(out, infer_schema_length=None)
+
+
+def _harness(by: dict[str, dict], values: Sequence[str]) -> str:
+    """The harness of a compared rule's values: one, or each by-value's and 'differs'."""
+    shown = [text(by[v]["harness"], "unrecorded") for v in values if v in by]
+    if not any(r["harness_differs"] for r in by.values()):
+        return shown[0]
+    return " vs ".join(shown) + " (differs)"
 
 
 def _family(name: str, *frames: pl.DataFrame | None) -> None:

@@ -18,6 +18,7 @@ import polars as pl
 from reports.data import text
 from schemas.history import RULE_CHANGES
 from transforms.history.changes import context_changes
+from transforms.history.harness import HARNESS
 from transforms.history.noise import (
     Spread,
     change_pct,
@@ -164,6 +165,11 @@ def ordered(changes: pl.DataFrame) -> pl.DataFrame:
 # benchmark clients (unless two rules of one GPU would then collide: they stay apart). Each
 # row's `detail` says which system and client a value came from.
 LOOSE = {"gpu_model": ("system", "tool", "backend")}
+UNRECORDED = "an unrecorded harness"  # how a value recorded without its harness is named
+# A difference between two values measured by two harnesses is the harness's as much as the
+# by-value's: values are compared within one harness (their context's, HARNESS) wherever
+# two of a rule's by-values share one; a rule whose by-values were each measured by another
+# harness is compared across them, its rows marked `harness_differs`.
 
 
 @dataclass(frozen=True)
@@ -171,15 +177,27 @@ class Comparison:
     """Rules side by side under each value of `by`: `rows` has one row per rule group
     (`label`), metric and by-value (`by_value`) with its latest `value` and, against the
     group's first value (`reference`), change_pct, margin_pct, margin_basis and
-    exceeds_margin (NULL on the reference's own row). `single`: rule values found under
-    only one of the values (not shown); `loose`: key columns left out of the match
-    (LOOSE), whose values each row's `detail` gives."""
+    exceeds_margin (NULL on the reference's own row), the `harness` that measured the
+    value and whether its group's values were measured by different harnesses
+    (`harness_differs`: compared only because no two of them share one). `single`: rule
+    values found under only one of the values (not shown); `loose`: key columns left out
+    of the match (LOOSE), whose values each row's `detail` gives; `apart`: values not
+    compared because no other value of their rule was measured by their harness while
+    others of it were."""
 
     by: str
     values: list[str]
     rows: pl.DataFrame
     single: int
     loose: tuple[str, ...] = ()
+    apart: int = 0
+
+    def harness_pairs(self) -> list[tuple[str, str | None]]:
+        """The (by-value, harness) pairs of the rows compared across harnesses, in the
+        order of `values`."""
+        mixed = self.rows.filter(pl.col("harness_differs"))
+        pairs = set(mixed.select("by_value", "harness").iter_rows())
+        return sorted(pairs, key=lambda p: (self.values.index(p[0]), text(p[1], "")))
 
 
 def by_values(rows: pl.DataFrame, by: str, model: str | None = None) -> list[str]:
@@ -193,13 +211,15 @@ def by_values(rows: pl.DataFrame, by: str, model: str | None = None) -> list[str
 _KEPT = ("rule_key", "rule_value", "noise_cv_pct", "noise_samples", "ingest_run_id",
          "recorded_at", "source_files")
 _METRIC, _CONTEXT, _RULE_LABEL = len(_KEPT), len(_KEPT) + 1, len(_KEPT) + 2
+_MIXED = "\x00harnesses differ"  # the harness set of a group compared across harnesses
 
 # Where a rule sits in a comparison, from its rule_key alone: group, by-value (None for a
 # context field: each row's context says), detail and the key left (a key column's; its
 # label, made only for the rules shown: most rules of an archive are on one GPU)
 _Place = tuple[str, str | None, str, dict | None]
-# A picked value: its _KEPT values, detail, rule_label (a context field's) and key left
-_Value = tuple[tuple, str, str | None, dict | None]
+# A picked value: its _KEPT values, detail, rule_label (a context field's), key left and
+# the harness that measured it
+_Value = tuple[tuple, str, str | None, dict | None, str | None]
 
 # json.dumps(key, sort_keys=True, default=str), without a new encoder per rule
 _GROUP = json.JSONEncoder(sort_keys=True, default=str)
@@ -216,9 +236,9 @@ class _Reading:
     by: str
     model: str | None
     keyed: bool  # `by` is a key column, else a context field
-    values: pl.DataFrame  # _KEPT, metric (and context, rule_label for a context field)
+    values: pl.DataFrame  # _KEPT, metric, context (and rule_label for a context field)
     keys: dict[str | None, dict]  # rule_key -> key_of
-    contexts: dict[str | None, dict[str, str]]  # context -> context_of (a context field)
+    contexts: dict[str | None, dict[str, str]]  # context -> context_of
     places: dict[tuple[str, ...], dict[str | None, _Place | None]]  # by loose columns
 
     def placed(self, loose: tuple[str, ...]) -> dict[str | None, _Place | None]:
@@ -235,10 +255,10 @@ def _reading(rows: pl.DataFrame, by: str, model: str | None) -> _Reading:
     keys = {k: key_of(k) for k in rows["rule_key"].unique().to_list()}
     keyed = any(by in key for key in keys.values())  # by in key_columns(rows)
     source = latest(rows) if keyed else rows
-    read = [*_KEPT, "metric", *(() if keyed else ("context", "rule_label"))]
+    read = [*_KEPT, "metric", "context", *(() if keyed else ("rule_label",))]
     values = source.filter(pl.col("rule_value").is_not_null()).sort(
         ["at", "order"], nulls_last=False).select(read)
-    contexts = {} if keyed else {c: context_of(c) for c in values["context"].unique().to_list()}
+    contexts = {c: context_of(c) for c in values["context"].unique().to_list()}
     return _Reading(by, model, keyed, values, keys, contexts, {})
 
 
@@ -259,7 +279,7 @@ def _place(key: dict, by: str, keyed: bool, model: str | None, loose: Sequence[s
 def _label(value: _Value) -> str | None:
     """A value's rule in words: the key left, model first (a key column's), else its
     rule_label."""
-    _, _, rule_label, key = value
+    _, _, rule_label, key, _ = value
     if key is None:
         return rule_label
     return " · ".join(text(v) for _, v in sorted(
@@ -278,11 +298,13 @@ def _picked(reading: _Reading, loose: tuple[str, ...]
         if place is None:
             continue
         group, by_value, detail, key = place
+        context = reading.contexts[row[_CONTEXT]]
         if not reading.keyed:
-            by_value = reading.contexts[row[_CONTEXT]].get(reading.by)
+            by_value = context.get(reading.by)
         if by_value is not None:
             yield ((group, row[_METRIC]), by_value,
-                   (row[:_METRIC], detail, None if reading.keyed else row[_RULE_LABEL], key))
+                   (row[:_METRIC], detail, None if reading.keyed else row[_RULE_LABEL], key,
+                    context.get(HARNESS)))
 
 
 def _loose(reading: _Reading) -> tuple[str, ...]:
@@ -318,23 +340,54 @@ def compare(rows: pl.DataFrame, by: str, values: Sequence[str] = (),
             latest_of.setdefault(group, {})[by_value] = picked  # oldest first: the last wins
     order = list(values) or sorted({v for found in latest_of.values() for v in found},
                                    key=natural)
-    shown = _shown(latest_of, order)
-    out = [row for (_, metric), found, present in shown
-           for row in _compared_rows(metric, found, present)]
+    sets, apart = _by_harness(latest_of, split=by != HARNESS)
+    shown = _shown(sets, order)
+    out = [row for (_, metric, harnesses), found, present in shown
+           for row in _compared_rows(metric, found, present, harnesses == _MIXED)]
     schema = {"label": pl.String, "metric": pl.String, "by_value": pl.String,
               "detail": pl.String, "reference": pl.String, "value": pl.Float64,
               "change_pct": pl.Float64,
               "margin_pct": pl.Float64, "margin_basis": pl.String,
               "exceeds_margin": pl.Boolean, "noise_cv_pct": pl.Float64,
               "noise_samples": pl.Int64, "ingest_run_id": pl.String,
-              "recorded_at": pl.String, "source_files": pl.String}
+              "recorded_at": pl.String, "source_files": pl.String,
+              "harness": pl.String, "harness_differs": pl.Boolean}
     found_under = {r["by_value"] for r in out}
     return Comparison(by, [v for v in order if v in found_under],
-                      pl.DataFrame(out, schema=schema), len(latest_of) - len(shown), loose)
+                      pl.DataFrame(out, schema=schema), len(sets) - len(shown), loose, apart)
 
 
-def _shown(latest_of: dict[tuple[str, str], dict[str, _Value]], order: list[str]
-           ) -> list[tuple[tuple[str, str], dict[str, _Value], list[str]]]:
+_Group = tuple[str, str, str | None]  # (group, metric, harness set)
+
+
+def _by_harness(latest_of: dict[tuple[str, str], dict[str, _Value]], split: bool
+                ) -> tuple[dict[_Group, dict[str, _Value]], int]:
+    """Each group's values split by the harness that measured them: a set per harness that
+    two or more by-values share; where none shares one, all of them as one set (_MIXED).
+    Also the count of values left out: alone in their harness beside a shared one.
+    `split` false (comparing harnesses themselves): each group whole."""
+    sets: dict[_Group, dict[str, _Value]] = {}
+    apart = 0
+    for (group, metric), found in latest_of.items():
+        if not split:
+            sets[(group, metric, None)] = found
+            continue
+        by_harness: dict[str | None, dict[str, _Value]] = {}
+        for by_value, value in found.items():
+            by_harness.setdefault(value[4], {})[by_value] = value
+        shared = {h: members for h, members in by_harness.items() if len(members) >= 2}
+        if len(by_harness) == 1 or not shared:
+            harness = next(iter(by_harness)) if len(by_harness) == 1 else _MIXED
+            sets[(group, metric, harness)] = found
+            continue
+        for harness, members in shared.items():
+            sets[(group, metric, harness)] = members
+        apart += len(found) - sum(map(len, shared.values()))
+    return sets, apart
+
+
+def _shown(latest_of: dict[_Group, dict[str, _Value]], order: list[str]
+           ) -> list[tuple[_Group, dict[str, _Value], list[str]]]:
     """The groups with values under two or more of `order` (with those, in its order), by
     the label of their first value, then metric. The others are left before sorting: they
     are most of an archive's rules, and a sort key is a label and its natural key."""
@@ -350,7 +403,7 @@ def _shown(latest_of: dict[tuple[str, str], dict[str, _Value]], order: list[str]
             shown.append((group, found, present))
     naturals: dict[str, tuple] = {}  # a label repeats: once per metric of its rule
 
-    def sort_key(item: tuple[tuple[str, str], dict[str, _Value], list[str]]) -> tuple:
+    def sort_key(item: tuple[_Group, dict[str, _Value], list[str]]) -> tuple:
         label = _label(next(iter(item[1].values()))) or ""
         if label not in naturals:
             naturals[label] = natural(label)
@@ -359,14 +412,15 @@ def _shown(latest_of: dict[tuple[str, str], dict[str, _Value]], order: list[str]
     return sorted(shown, key=sort_key)  # stable: ties keep their first recording's order
 
 
-def _compared_rows(metric: str, found: dict[str, _Value], present: list[str]
-                  ) -> Iterator[dict]:
-    """A compared group's output rows: each value of `present`, the first the reference."""
+def _compared_rows(metric: str, found: dict[str, _Value], present: list[str],
+                   mixed: bool) -> Iterator[dict]:
+    """A compared group's output rows: each value of `present`, the first the reference;
+    `mixed`: its values were measured by different harnesses."""
     reference = found[present[0]]
     label = _label(reference)
     old = dict(zip(_KEPT, reference[0], strict=True))
     for value in present:
-        kept, detail, _, _ = found[value]
+        kept, detail, _, _, harness = found[value]
         row = dict(zip(_KEPT, kept, strict=True))
         change = (dict.fromkeys(("change_pct", "margin_pct", "margin_basis",
                                  "exceeds_margin"))
@@ -378,6 +432,7 @@ def _compared_rows(metric: str, found: dict[str, _Value], present: list[str]
                "exceeds_margin": change["exceeds_margin"],
                "noise_cv_pct": row["noise_cv_pct"], "noise_samples": row["noise_samples"],
                "ingest_run_id": row["ingest_run_id"], "recorded_at": row["recorded_at"],
-               "source_files": row["source_files"]}
+               "source_files": row["source_files"], "harness": harness,
+               "harness_differs": mixed}
 
 

@@ -10,8 +10,9 @@ PRECISIONS = ("fp32", "fp16", "bf16", "fp8", "int8", "int4")
 
 CONTEXT_COLUMNS = (
     text("system", "Server or cluster name (run.yaml 'system')."),
-    text("gpu_model", "GPU model, e.g. H100-80GB (run.yaml 'gpu_model', else the GPU name a "
-         "Model Analyzer checkpoint recorded)."),
+    text("gpu_model", "GPU model, e.g. H100-80GB (run.yaml 'gpu_model'; in "
+         "core.inference_measurements else the GPU a Model Analyzer checkpoint names, see "
+         "gpu_model_source)."),
     real("gpu_memory_gb", "Memory of one GPU, decimal GB (run.yaml 'gpu_memory_gb').",
          checks=NON_NEGATIVE),
     integer("gpus_per_node", "GPUs per node (run.yaml 'gpus_per_node').", checks=NON_NEGATIVE),

@@ -61,8 +61,11 @@ INFERENCE_MEASUREMENTS = Table(
         real("output_sequence_length_avg_tokens", "LLM mean output tokens per request.",
              checks=NON_NEGATIVE),
         *CONTEXT_COLUMNS,
-        text("gpu_model_source", "Where gpu_model came from: 'run.yaml' or 'checkpoint' (the "
-             "GPU name Model Analyzer recorded)."),
+        text("gpu_model_source", "Where gpu_model came from: 'run.yaml'; 'checkpoint' (the "
+             "GPUs the Model Analyzer checkpoint of the same export names); 'gpu_uuid' (the "
+             "GPU UUIDs the measurement's own GPU metrics report, each named by a Model "
+             "Analyzer checkpoint that recorded it, in any folder). Checkpoint names are "
+             "relabelled as run.yaml labels GPUs (A100-40GB; parsers/gpu_names.py)."),
         m.SOURCE_LINE,
     ),
 )

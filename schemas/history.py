@@ -50,7 +50,9 @@ RULE_HISTORY = Table(
                 domain=COUNT),
         text("source_files", "The benchmark files behind the value, ';'-separated."),
         text("context", "The benchmark runs' context as JSON: for each run.yaml column or tag "
-             "(driver, software versions, ...), its distinct values over those files."),
+             "(driver, software versions, ...), and 'harness' (the tool that measured the "
+             "files, as the core tables name it: model_analyzer, perf_analyzer, vllm, ...), "
+             "its distinct values over those files."),
         text("benchmark_dates", "run.yaml dates of those files, ';'-separated."),
         text("ingest_run_id", "Ingest run that recorded the value.", nullable=False),
         text("recorded_at", "When that run started (UTC, ISO 8601).", nullable=False),

@@ -105,6 +105,10 @@ MODEL_ANALYZER_CHECKPOINT_GPUS = Table(
         EXPORT_DIR,
         replace(m.GPU_UUID, nullable=False),
         text("gpu_name", "GPU name as the driver reports it, e.g. NVIDIA TITAN RTX."),
+        text("gpu_model", "The GPU as the warehouse labels GPUs (run.yaml gpu_model, "
+             "raw/reference/gpus.csv): '<model>-<memory>GB' for a data-centre model, the "
+             "memory from total_memory (NVIDIA A100-SXM4-40GB -> A100-40GB); other names "
+             "as gpu_name (parsers/gpu_names.py)."),
         _also(m.GPU_MEMORY_TOTAL, "From total_memory bytes / 10^6."),
         _also(m.GPU_MEMORY, "Server-only baseline: no model loaded."),
         _also(m.GPU_MEMORY_FREE, "Server-only baseline: no model loaded."),

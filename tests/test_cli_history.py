@@ -307,6 +307,47 @@ def test_compare_keeps_systems_apart_when_two_rules_of_one_gpu_would_collide(tmp
     assert (found.loose, found.single, found.values, found.rows.height) == ((), 4, [], 0)
 
 
+def harness(name: str) -> str:
+    """A value's context naming the harness that measured its files."""
+    return json.dumps({"driver": ["560"], "harness": [name]})
+
+
+PA, MA = "perf_analyzer", "model_analyzer"
+# resnet50: A100 and H100 by perf_analyzer, L40S by Model Analyzer; bert: A100 by
+# perf_analyzer, H100 by Model Analyzer
+L = rule("resnet50", 1, "L40S-48GB", "l40s-01")
+BERT_A100 = rule("bert", 1, "A100-40GB", "a100-bm-01")
+TWO_HARNESSES = [
+    value(R1, A, 1000.0, "new", 2.0, 4, "inference/a100/pa.csv", harness(PA)),
+    value(R1, H, 1616.0, "new", 1.0, 4, "inference/h100/pa.csv", harness(PA)),
+    value(R1, L, 800.0, "new", None, 1, "inference/l40s/ma.csv", harness(MA)),
+    value(R1, BERT_A100, 400.0, "new", None, 1, "inference/a100/bert.csv", harness(PA)),
+    value(R1, B, 505.0, "new", None, 1, "inference/h100/bert.csv", harness(MA)),
+]
+
+
+def test_compare_gpus_within_one_harness_or_says_the_harness_differs(tmp_path, capsys):
+    warehouse = write_history(tmp_path / "two.duckdb", TWO_HARNESSES, changes=[])
+    code, out, _ = run(capsys, "compare", "--family", INFERENCE, "--by", "gpu_model",
+                       "--warehouse", str(warehouse))
+    assert code == 0
+    assert out.splitlines()[0] == (f"{INFERENCE}: gpu_model A100-40GB vs H100-80GB; changes "
+                                   "against A100-40GB")
+    assert rows(out) == [
+        # bert: no harness measured both GPUs: 400 -> 505 is +26.25 %, each measured once
+        # (margin 5 %), and the harness differs as well as the GPU
+        ["bert · 1 · default · chat", THROUGHPUT, "perf_analyzer vs model_analyzer (differs)",
+         "400.0", "505.0", "26.2", "5.0", "yes"],
+        # resnet50 within perf_analyzer: 1000 -> 1616, +61.6 %, margin
+        # 3 x sqrt(2^2/4 + 1^2/4) = 3.35 %; the L40S (Model Analyzer) is left out
+        ["resnet50 · 1 · default · chat", THROUGHPUT, "perf_analyzer", "1000.0", "1616.0",
+         "61.6", "3.4", "yes"]]
+    assert ("A100-40GB by perf_analyzer vs H100-80GB by model_analyzer: harness differs too"
+            in out)
+    assert ("1 rule values measured by a harness no other gpu_model of their rule was "
+            "measured by are not compared") in out
+
+
 @pytest.mark.parametrize("args, message", [
     (["diff", "--since", "deadbeef"], "sizing diff: --since 'deadbeef': neither an ingest run "
                                       "id nor an ISO date or time"),
@@ -415,30 +456,38 @@ def test_end_to_end_through_the_history_engine(tmp_path, capsys):
     assert code == 0
     assert out.splitlines()[0] == (f"{INFERENCE} · model resnet50_trt: tensorrt_version 8.6 "
                                    "vs 10.1; changes against 8.6")
-    assert [resnet_vm, THROUGHPUT, "3839.1", "3071.3", "-20.0", "5", "yes"] in rows(out)
+    # the harness that measured the sweeps: Model Analyzer on both sides
+    assert [resnet_vm, THROUGHPUT, "model_analyzer", "3839.1", "3071.3", "-20.0", "5",
+            "yes"] in rows(out)
 
     # H100 against A100 for the sample LLM, measured by vLLM on one and AIPerf on the other:
     # matched across the clients, within the interactive SLO 16 -> 32 concurrent requests
-    # and 814.5 -> 1,796.3 output tokens/s per GPU (samples/llm_serving.py's sweeps)
+    # and 814.5 -> 1,796.3 output tokens/s per GPU (samples/llm_serving.py's sweeps); no
+    # harness measured both GPUs, so they are compared across harnesses, and it says so
     code, out, _ = run(capsys, "compare", "--family", "llm_serving_optimal", "--model",
                        "meta-llama/Llama-3.1-8B-Instruct", "--by", "gpu_model",
                        "--warehouse", str(warehouse))
     assert code == 0
     interactive = "meta-llama/Llama-3.1-8B-Instruct · 1 · concurrency · mlperf-interactive"
     # counts kept as floats print as integers: 16 and 32, not 16.0 and 32.0
-    assert [interactive, "max_load_within_slo", "16", "32", "100.0", "5", "yes"] \
-        in rows(out)
+    assert [interactive, "max_load_within_slo", "aiperf vs vllm (differs)", "16", "32",
+            "100.0", "5", "yes"] in rows(out)
     assert "matched across tool, backend" in out
+    assert "A100-80GB by aiperf vs H100-80GB by vllm: harness differs too" in out
 
     # the report's sections on the same warehouse
-    from reports.sections.changes import history, what_changed
+    from reports.sections.changes import comparison, history, what_changed
 
     con = connect(warehouse, read_only=True)
     try:
         store = Store(con)
         part = what_changed(store, history(store))
+        compared = comparison(history(store))
     finally:
         con.close()
+    headlines = [p for p in compared.parts if isinstance(p, str) and p.startswith("<h3>")]
+    assert headlines == ["<h3>llm_<wbr>serving_<wbr>optimal: A100-80GB by aiperf vs H100-80GB "
+                         "by vllm: harness differs too</h3>"]
     html = "".join(p for p in part.parts if isinstance(p, str))
     assert part.missing == [] and "Nothing changed beyond noise since <b>run r2 (" in html
     assert "<h3>Within noise (" in html

@@ -90,3 +90,38 @@ def test_genai_perf_load_level_and_token_metrics(core):
     row = q("SELECT model, concurrency, throughput_per_s, time_to_first_token_p99_ms "
             "FROM core.inference_measurements")
     assert row == [("ensemble", 100, 17.222547659562533, 425.02943662)]
+
+
+# Model Analyzer's GPU names are in its checkpoints only (FORMATS.md 1.4): the CSVs and
+# perf_analyzer's GPU columns report GPU UUIDs, which a checkpoint in another folder names.
+TITAN = "NVIDIA TITAN RTX"  # GPU-8557549f-..., as golden-head-single-model/0.ckpt names it
+
+
+def test_csv_exports_without_a_checkpoint_name_no_gpu_alone(core):
+    q = core(f"{MA}/golden-head-bls", f"{MA}/golden-head-request-rate")
+    assert q("SELECT count(*), count(gpu_model) FROM core.inference_measurements") == \
+        [(53 + 34, 0)]
+
+
+def test_a_gpu_uuid_is_named_by_the_checkpoint_that_recorded_it(core):
+    q = core(f"{MA}/golden-head-single-model", f"{MA}/golden-head-bls",
+             f"{MA}/golden-2022-08-single-model",
+             "perf_analyzer/triton-inference-server__model_analyzer/errant-commit-2023-08",
+             "perf_analyzer/triton-inference-server__perf_analyzer/docs-measurements_metrics")
+    rows = q("SELECT tool, split_part(run_folder, '/', -1), gpu_model, gpu_model_source, "
+             "count(*) FROM core.inference_measurements GROUP BY ALL ORDER BY ALL")
+    assert rows == [
+        ("model_analyzer", "golden-2022-08-single-model", TITAN, "gpu_uuid", 16),
+        # its GPU table is another profile's; its server-only table names the same GPU
+        ("model_analyzer", "golden-head-bls", TITAN, "gpu_uuid", 53),
+        ("model_analyzer", "golden-head-single-model", TITAN, "checkpoint", 16),
+        ("perf_analyzer", "docs-measurements_metrics", None, None, 4),  # no GPU columns
+        ("perf_analyzer", "errant-commit-2023-08", TITAN, "gpu_uuid", 1),
+    ]
+
+
+def test_run_yaml_gpu_model_wins_over_the_gpu_uuid(core):
+    q = core(f"{MA}/golden-head-single-model", f"{MA}/golden-head-multi-model",
+             run_yaml="gpu_model: TITAN-RTX-24GB\n")
+    assert q("SELECT DISTINCT gpu_model, gpu_model_source FROM core.inference_measurements") == \
+        [("TITAN-RTX-24GB", "run.yaml")]

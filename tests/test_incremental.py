@@ -178,3 +178,29 @@ def test_changed_files_replace_only_their_folders_and_equal_a_rebuild(first, tmp
         "inference/h100-bm-01/perf_analyzer", "inference/new-box/perf_analyzer"]
     assert optima(warehouse) == core_rows(fresh, OPTIMA)
     assert held_back(warehouse, OPTIMA) == held_back(fresh, OPTIMA)
+
+
+def test_a_new_checkpoint_names_the_gpus_other_folders_report(tmp_path):
+    """A checkpoint names GPUs by UUID for every folder that reports them, not its own
+    only: a new one rebuilds core.inference_measurements whole, equal to a rebuild."""
+    from tests.test_inference_gpu_labels import CSV_EXPORT, ELSEWHERE
+
+    raw, warehouse = tmp_path / "raw", tmp_path / "wh" / "lab.duckdb"
+    generate.write(raw)
+    for relpath, source in CSV_EXPORT.items():  # an export with no run.yaml above it
+        (raw / "inference" / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (raw / "inference" / relpath).write_bytes(source.read_bytes())
+    table, where = "core.inference_measurements", "run_folder = 'inference/csv-only'"
+    run(raw, warehouse)
+    assert query(warehouse, f"SELECT DISTINCT gpu_model FROM {table} WHERE {where}") == \
+        [(None,)]
+    (relpath, source), = ELSEWHERE.items()
+    (raw / "inference" / relpath).parent.mkdir(parents=True)
+    (raw / "inference" / relpath).write_bytes(source.read_bytes())
+    r2 = run(raw, warehouse)
+    assert "updated_folders" not in materialized(r2)[table]["metadata"]
+    assert query(warehouse, f"SELECT DISTINCT gpu_model, gpu_model_source, gpu_memory_gb "
+                 f"FROM {table} WHERE {where}") == [("L40S-48GB", "gpu_uuid", 48.0)]
+    fresh = tmp_path / "fresh" / "lab.duckdb"
+    run(raw, fresh)
+    assert core_rows(warehouse, table) == core_rows(fresh, table)

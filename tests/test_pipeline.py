@@ -122,9 +122,9 @@ INFERENCE_INPUTS = {"core/inference_measurements"}
 # GPU's memory from raw.reference_gpus or the measurements (transforms/inference/tables.py).
 DEPS = {
     "core/inference_measurements": _raw(
-        "model_analyzer_inference", "model_analyzer_gpu", "model_analyzer_checkpoint",
-        "model_analyzer_checkpoint_gpus", "perf_analyzer", "genai_perf", "file_context",
-        "reference_gpus", "ingested_files"),
+        "model_analyzer_inference", "model_analyzer_gpu", "model_analyzer_server_only",
+        "model_analyzer_checkpoint", "model_analyzer_checkpoint_gpus", "perf_analyzer",
+        "genai_perf", "file_context", "reference_gpus", "ingested_files"),
     "core/training_runs": _raw("tf_cnn_runs", "tf_cnn_steps", "tf_cnn_benchmark_runs",
                                "tf_cnn_benchmark_metrics", "file_context", "ingested_files"),
     "core/storage_measurements": _raw("fio_jobs", "gdsio_results", "elbencho_results",

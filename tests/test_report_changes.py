@@ -18,6 +18,7 @@ from tests.test_cli_history import (
     HOSTILE,
     INFERENCE,
     R2_CHANGES,
+    TWO_HARNESSES,
     B,
     H,
     write_history,
@@ -143,3 +144,26 @@ def test_history_without_changes_and_without_a_second_gpu(tmp_path):
     assert "No rule has been measured on two GPU models yet." in "".join(
         p for p in part.parts if isinstance(p, str))
     assert part.gaps and "run the same benchmark on another GPU" in part.gaps[0]
+
+
+def test_comparison_heads_gpus_within_one_harness_and_says_when_it_differs(tmp_path):
+    """tests/test_cli_history.py TWO_HARNESSES: resnet50 on A100 and H100 by perf_analyzer
+    (the L40S by Model Analyzer left out), bert on A100 by perf_analyzer and H100 by Model
+    Analyzer."""
+    html, _ = html_of(write_history(tmp_path / "h.duckdb", TWO_HARNESSES, changes=[]),
+                      compared_of)
+    family = INFERENCE.replace("_", "_<wbr>")
+    assert re.findall(r"<h3>.*?</h3>", html) == [
+        f"<h3>{family}: A100-40GB vs H100-80GB, each measured by perf_analyzer</h3>",
+        f"<h3>{family}: A100-40GB by perf_analyzer vs H100-80GB by model_analyzer: "
+        "harness differs too</h3>"]
+    within, across = html.split("harness differs too</h3>")
+    assert [r.split("</td>")[0] for r in body_rows(within)] == [
+        "<tr><td>resnet50 · 1 · default · chat"]
+    assert '<span class="bad">+61.6 %</span><small>± 3.35 beyond</small>' in within
+    (bert,) = body_rows(across)
+    # 400 -> 505: +26.25 %, each measured once: the default 5 % margin
+    assert bert.startswith("<tr><td>bert · 1 · default · chat</td>")
+    assert '<span class="bad">+26.2 %</span><small>± 5.00 beyond</small>' in bert
+    assert ("1 rule value measured by a harness no other GPU of the rule was measured by "
+            "are not compared") in html

@@ -250,6 +250,7 @@ def test_the_history_keeps_every_state(runs):
     context = frame(store, f"SELECT context, benchmark_dates FROM sizing.rule_history "
                     f"WHERE {RULE} AND ingest_run_id = 'r2'", RESNET_VM).row(0)
     assert '"tensorrt_version": ["10.1"]' in context[0] and '"hypervisor": ["kvm"]' in context[0]
+    assert '"harness": ["model_analyzer"]' in context[0]  # the tool that measured the sweep
     assert context[1] == "2026-11-20"
 
 
@@ -432,3 +433,31 @@ def test_current_values_read_the_context_of_the_cited_files_only(tmp_path):
         ("v4.0 · acme · x3 · bert", None, "c.log", None, None)]
     assert values["rule_key"][0] == ('{"benchmark": "bert", "round": "v4.0", '
                                      '"submitter": "acme", "system": "x1"}')
+
+
+def test_the_harness_of_the_cited_files_joins_their_context(tmp_path):
+    """A file's harness is the tool its core rows name, and wins over a run.yaml tag of that
+    name; a rule citing files of two tools has both."""
+    store = Store(connect(tmp_path / "w.duckdb"))
+    scores = next(f for f in FAMILIES if f.name == "mlperf_training_scores")
+    try:
+        store.ensure([FILE_CONTEXT, scores.table, INFERENCE_MEASUREMENTS, LLM_SERVING_RUNS])
+        store.insert(FILE_CONTEXT, pl.DataFrame([
+            {"source_file": "pa.csv", "tags": '{"harness": "by hand", "os": "x"}'},
+            {"source_file": "ma.ckpt", "tags": None}, {"source_file": "none.log"}]))
+        store.insert(INFERENCE_MEASUREMENTS, INFERENCE_MEASUREMENTS.conform(pl.DataFrame([
+            {"tool": tool, "source_format": f"{tool}_csv", "run_folder": "", "source_file": f}
+            for tool, f in (("perf_analyzer", "pa.csv"), ("perf_analyzer", "pa.csv"),
+                            ("model_analyzer", "ma.ckpt"))])))
+        store.insert(scores.table, pl.DataFrame([
+            {"round": "v4.0", "submitter": "acme", "system": system, "benchmark": "bert",
+             "score_min": 1.0, "rule": "v4.0", "source_files": files}
+            for system, files in (("x1", "pa.csv"), ("x2", "pa.csv;ma.ckpt"),
+                                  ("x3", "none.log"))]))
+        values = current_values(store, [scores]).filter(pl.col("metric") == "score_min")
+    finally:
+        store.con.close()
+    assert values["context"].to_list() == [
+        '{"harness": ["perf_analyzer"], "os": ["x"]}',
+        '{"harness": ["model_analyzer", "perf_analyzer"], "os": ["x"]}',
+        None]

@@ -12,7 +12,11 @@ from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.genai_perf import GENAI_PERF
 from schemas.ledger import INGESTED_FILES
-from schemas.model_analyzer import MODEL_ANALYZER_GPU, MODEL_ANALYZER_INFERENCE
+from schemas.model_analyzer import (
+    MODEL_ANALYZER_GPU,
+    MODEL_ANALYZER_INFERENCE,
+    MODEL_ANALYZER_SERVER_ONLY,
+)
 from schemas.model_analyzer_checkpoint import (
     MODEL_ANALYZER_CHECKPOINT,
     MODEL_ANALYZER_CHECKPOINT_GPUS,
@@ -28,9 +32,12 @@ CHECK_HAS_MODEL = "every_measurement_names_its_model"
 CHECK_LITTLES_LAW = "littles_law"
 
 # rows per file, joined within a run folder only (transforms/sql/inference_measurements.sql)
-_BY_FOLDER = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_CHECKPOINT,
-              MODEL_ANALYZER_CHECKPOINT_GPUS, PERF_ANALYZER, GENAI_PERF)
-_INPUTS = (*_BY_FOLDER, FILE_CONTEXT, REFERENCE_GPUS, INGESTED_FILES)
+_BY_FOLDER = (MODEL_ANALYZER_INFERENCE, MODEL_ANALYZER_GPU, MODEL_ANALYZER_SERVER_ONLY,
+              MODEL_ANALYZER_CHECKPOINT, PERF_ANALYZER, GENAI_PERF)
+# The GPUs checkpoints name label the GPU UUIDs other folders report too: like a reference
+# table, a change there rebuilds the table whole.
+_INPUTS = (*_BY_FOLDER, MODEL_ANALYZER_CHECKPOINT_GPUS, FILE_CONTEXT, REFERENCE_GPUS,
+           INGESTED_FILES)
 
 
 @dg.asset(

@@ -14,6 +14,7 @@ from statistics import fmean
 from typing import Any
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, whole_number
+from parsers.gpu_names import gpu_label
 from parsers.model_analyzer.common import TAG_COLUMNS, export_dir
 from parsers.numbers import is_number, loads, to_float, to_int
 from parsers.units import MB_TO_BYTES
@@ -53,7 +54,7 @@ Row = dict[str, object]
 
 class ModelAnalyzerCheckpoint:
     format = "model_analyzer_checkpoint"
-    version = 1
+    version = 2
     tables = TABLES
 
     def sniff(self, src: SourceFile) -> bool:
@@ -96,7 +97,11 @@ def _load(src: SourceFile) -> dict[str, Json]:
 @dataclass(frozen=True)
 class _Gpu:
     name: str | None
-    total_mb: float | None
+    total_bytes: float | None
+
+    @property
+    def total_mb(self) -> float | None:
+        return None if self.total_bytes is None else self.total_bytes / MB_TO_BYTES
 
 
 @dataclass(frozen=True)
@@ -121,8 +126,7 @@ def _gpu(gpu: Json) -> _Gpu:
         raise ValueError("GPU entry is not an object")
     name = gpu.get("name")
     total = _number(gpu.get("total_memory"), "total_memory")
-    return _Gpu(name if isinstance(name, str) else None,
-                None if total is None else total / MB_TO_BYTES)  # bytes -> decimal MB
+    return _Gpu(name if isinstance(name, str) else None, total)
 
 
 # --- ResultManager.results ---------------------------------------------------------------
@@ -358,7 +362,8 @@ def _gpu_row(uuid: str, gpu: Json, baseline: Json, ctx: _Context, location: str)
     values, extra = _metric_columns(baseline, f"{SERVER_ONLY}/{uuid}", _GPU_COLUMNS)
     if info.total_mb is not None:  # exact bytes beat the metric
         values["gpu_memory_total_mb"] = info.total_mb
-    return {"export_dir": ctx.export_dir, "gpu_uuid": uuid, "gpu_name": info.name, **values,
+    return {"export_dir": ctx.export_dir, "gpu_uuid": uuid, "gpu_name": info.name,
+            "gpu_model": gpu_label(info.name, info.total_bytes), **values,
             "extra_metrics": _json(extra), "location": location}
 
 

@@ -19,7 +19,7 @@ import polars as pl
 from reports import charts
 from reports.chart_cache import memo
 from reports.data import has_rows, read, text
-from reports.history import Comparison, compare, instant, key_columns, ordered
+from reports.history import UNRECORDED, Comparison, compare, instant, key_columns, ordered
 from reports.html import Col, Section, esc, name, number, paragraph, raw_table, table
 from schemas.history import RULE_CHANGES, RULE_HISTORY
 from store.store import Store
@@ -156,7 +156,10 @@ def comparison(rows: pl.DataFrame | None) -> Section:
         "Per rule family, the rules measured on two or more GPU models that differ only in "
         "the GPU, side by side with their latest values. Each GPU is compared with the first "
         "(change %), and the change is real when it exceeds the noise margin of the two "
-        "values (same arithmetic as \"What changed\")."))
+        "values (same arithmetic as \"What changed\"). GPUs are compared within one "
+        "harness (the tool that measured them) wherever two of them share one; a headline "
+        "that says \"harness differs too\" compares GPUs each measured by another harness, "
+        "whose difference is not the GPU's alone."))
     shown = 0
     for family in sorted(rows["family"].unique().to_list()):
         mine = rows.filter(pl.col("family") == family)
@@ -166,9 +169,11 @@ def comparison(rows: pl.DataFrame | None) -> Section:
         if found.rows.is_empty():
             continue
         shown += 1
-        section.add(f"<h3>{name(family)}: {esc(' vs '.join(found.values))}</h3>")
-        section.chart(_chart(family, found.rows))
-        section.add(_side_by_side(found))
+        for headline, values, compared in _blocks(found):
+            section.add(f"<h3>{name(family)}: {esc(headline)}</h3>")
+            section.chart(_chart(family, compared))
+            section.add(_side_by_side(values, compared))
+        section.add(_notes(found))
     if not shown:
         section.add(paragraph("No rule has been measured on two GPU models yet."))
         section.gap("No sizing rule is measured on two GPU models, so GPUs cannot be "
@@ -176,22 +181,57 @@ def comparison(rows: pl.DataFrame | None) -> Section:
     return section
 
 
-def _side_by_side(found: Comparison) -> str:
+def _blocks(found: Comparison) -> list[tuple[str, list[str], pl.DataFrame]]:
+    """The compared rows as headed blocks: per harness, the GPUs it measured ('A100-40GB vs
+    H100-80GB, each measured by perf_analyzer'), then the rules whose GPUs no harness
+    measured twice, with what else differs ('A100-40GB by perf_analyzer vs H100-80GB by
+    model_analyzer: harness differs too'). Each: headline, its GPUs, its rows."""
+    blocks = []
+    within = found.rows.filter(~pl.col("harness_differs"))
+    for (harness,), rows in within.group_by(["harness"], maintain_order=True):
+        values = [v for v in found.values if v in set(rows["by_value"].to_list())]
+        blocks.append((" vs ".join(values)
+                       + (f", each measured by {harness}" if harness is not None else ""),
+                       values, rows))
+    across = found.rows.filter(pl.col("harness_differs"))
+    if not across.is_empty():
+        pairs = found.harness_pairs()
+        unknown = any(h is None for _, h in pairs)
+        blocks.append((" vs ".join(f"{v} by {text(h, UNRECORDED)}" for v, h in pairs)
+                       + (": harness may differ too" if unknown else
+                          ": harness differs too"),
+                       [v for v in found.values if v in {p[0] for p in pairs}], across))
+    return blocks
+
+
+def _notes(found: Comparison) -> str:
+    """What the family's blocks share: where rules were matched loosely, and the values
+    not shown."""
+    loose = (paragraph(f"Matched across {', '.join(found.loose)} (each GPU's own, shown "
+                       "under its values).") if found.loose else "")
+    note = (paragraph(f"{found.single} rule value{'s' if found.single != 1 else ''} measured "
+                      "on one GPU only are not shown.") if found.single else "")
+    apart = (paragraph(f"{found.apart} rule value{'s' if found.apart != 1 else ''} measured "
+                       "by a harness no other GPU of the rule was measured by are not "
+                       "compared (other GPUs of the rule share one).") if found.apart else "")
+    return loose + note + apart
+
+
+def _side_by_side(values: list[str], rows: pl.DataFrame) -> str:
     """One row per rule and metric, a value column per GPU and, for each GPU after the
     first, its change against the first with the margin."""
-    head = ["rule", "metric"] + [f"{esc(v)}" for v in found.values] + [
-        f"{esc(v)} vs first<small>change · margin (%)</small>" for v in found.values[1:]]
+    head = ["rule", "metric"] + [f"{esc(v)}" for v in values] + [
+        f"{esc(v)} vs first<small>change · margin (%)</small>" for v in values[1:]]
     body = []
-    for (label, metric), members in found.rows.group_by(["label", "metric"],
-                                                        maintain_order=True):
+    for (label, metric), members in rows.group_by(["label", "metric"], maintain_order=True):
         by = {r["by_value"]: r for r in members.iter_rows(named=True)}
         cells = [f"<td>{name(label)}</td>", f"<td>{name(metric)}</td>"]
-        for v in found.values:
+        for v in values:
             r = by.get(v)
             detail = f"<small>{name(r['detail'])}</small>" if r and r["detail"] else ""
             cells.append('<td class="none">–</td>' if r is None else
                          f'<td class="num">{esc(_value(r["value"]))}{detail}</td>')
-        for v in found.values[1:]:
+        for v in values[1:]:
             r = by.get(v)
             if r is None or r["margin_pct"] is None:
                 cells.append('<td class="none">–</td>')
@@ -202,11 +242,7 @@ def _side_by_side(found: Comparison) -> str:
                          f'<small>± {esc(number(r["margin_pct"]))} '
                          f'{"beyond" if r["exceeds_margin"] else "noise"}</small></td>')
         body.append(cells)
-    loose = (paragraph(f"Matched across {', '.join(found.loose)} (each GPU's own, shown "
-                       "under its values).") if found.loose else "")
-    note = (paragraph(f"{found.single} rule value{'s' if found.single != 1 else ''} measured "
-                      "on one GPU only are not shown.") if found.single else "")
-    return loose + raw_table(head, body) + note
+    return raw_table(head, body)
 
 
 def _signed(value: object) -> str:

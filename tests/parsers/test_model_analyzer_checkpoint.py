@@ -85,6 +85,7 @@ def test_gpu_table_with_server_only_baseline():
     assert gpus.height == 1
     g = gpus.row(0, named=True)
     assert (g["gpu_uuid"], g["gpu_name"]) == (TITAN, "NVIDIA TITAN RTX")
+    assert g["gpu_model"] == "NVIDIA TITAN RTX"  # not a data-centre model: kept as named
     assert g["gpu_memory_total_mb"] == pytest.approx(25387.401216)
     assert (g["gpu_memory_mb"], g["gpu_memory_free_mb"]) == (870.0, 24899.0)
     assert (g["gpu_utilization_pct"], g["gpu_power_w"]) == (0.0, 55.95925)

@@ -92,6 +92,8 @@ def test_checkpoint_gpu_table_from_metrics_manager_and_server_only_baseline():
     first, second = gpus.rows(named=True)
     assert (first["gpu_uuid"], first["gpu_name"], first["gpu_memory_total_mb"]) == (
         G1, "NVIDIA L40S", L40S_MB)
+    # 48,305,799,168 bytes = 44.99 GiB: the 48 GB an L40S is sold with, as gpus.csv names it
+    assert [g["gpu_model"] for g in (first, second)] == ["L40S-48GB", "L40S-48GB"]
     assert (first["gpu_memory_mb"], first["gpu_utilization_pct"], first["gpu_power_w"]) == (
         412.0, 0.0, 61.25)
     assert first["extra_metrics"] is None and first["location"] == f"MetricsManager.gpus/{G1}"

@@ -24,6 +24,7 @@ from schemas.history import RULE_HISTORY
 from schemas.ledger import INGESTION_RUNS
 from store.store import Store
 from transforms.history.families import CV, FAMILIES, SAMPLES, SOURCES, Family
+from transforms.history.harness import HARNESS, harness_of_files
 from transforms.history.noise import same_value
 
 RULE = ("family", "rule_key", "metric")
@@ -212,7 +213,8 @@ def _merged_contexts(rows: pl.DataFrame, fields: list[dict[str, str]]) -> pl.Dat
 
 def _file_contexts(store: Store, files: pl.Series) -> tuple[pl.DataFrame, list[dict[str, str]]]:
     """Per file of `files` that has a context: its date and the index of its fields
-    (run.yaml columns and tags as field -> text) in the list returned beside. Files with
+    (run.yaml columns and tags, and its harness, as field -> text) in the list returned
+    beside. Files with
     the same context share an index: most files of a warehouse have one of a few."""
     columns = ", ".join((*_CONTEXT_FIELDS, "run_date", "tags"))
     # the whole table filtered here: measured on 90,000 files, 0.11 s, against 0.29 s for
@@ -220,9 +222,10 @@ def _file_contexts(store: Store, files: pl.Series) -> tuple[pl.DataFrame, list[d
     found = store.query(f"SELECT source_file AS file, {columns} FROM {FILE_CONTEXT.qualified}"
                         ).filter(pl.col("file").is_in(files.implode()))
     # a file has one context row; were there two, the last read wins, as it always did
-    found = found.unique("file", keep="last", maintain_order=True)
+    found = found.unique("file", keep="last", maintain_order=True).join(
+        harness_of_files(store), on="file", how="left")
     # contexts told apart by their values as text: as numbers, -0.0 would pass for 0.0
-    shared = [*_CONTEXT_FIELDS, "tags"]
+    shared = [*_CONTEXT_FIELDS, "tags", HARNESS]
     keys = [f"_text_{c}" for c in shared]
     keyed = found.with_columns(pl.col(c).cast(pl.Utf8).alias(k)
                                for c, k in zip(shared, keys, strict=True))
@@ -235,11 +238,14 @@ def _file_contexts(store: Store, files: pl.Series) -> tuple[pl.DataFrame, list[d
 
 
 def _fields(row: dict) -> dict[str, str]:
-    """A context's run.yaml columns and tags as field -> text."""
+    """A context's run.yaml columns and tags, then the harness that measured the file (the
+    file's own word wins over a tag of that name), as field -> text."""
     fields = {k: _text(row[k]) for k in _CONTEXT_FIELDS if row[k] is not None}
     tags = json.loads(row["tags"]) if row["tags"] else {}
     if isinstance(tags, dict):
         fields.update({str(k): _text(v) for k, v in tags.items() if v is not None})
+    if row[HARNESS] is not None:
+        fields[HARNESS] = row[HARNESS]
     return fields
 
 

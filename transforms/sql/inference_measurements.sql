@@ -4,9 +4,29 @@
 -- may select their raw rows whole.
 
 WITH
-ckpt_gpu_names AS (  -- GPU names a checkpoint recorded for its export folder
-    SELECT export_dir, string_agg(DISTINCT gpu_name, ';' ORDER BY gpu_name) AS gpu_name
+ckpt_gpus AS (  -- the GPUs checkpoints name, as the warehouse labels GPUs (else as named)
+    SELECT export_dir, gpu_uuid, coalesce(gpu_model, gpu_name) AS gpu_model
     FROM raw.model_analyzer_checkpoint_gpus
+    WHERE coalesce(gpu_model, gpu_name) IS NOT NULL
+),
+ckpt_gpu_names AS (  -- the GPUs a checkpoint recorded for its export folder
+    SELECT export_dir, string_agg(DISTINCT gpu_model, ';' ORDER BY gpu_model) AS gpu_model
+    FROM ckpt_gpus
+    GROUP BY export_dir
+),
+uuid_names AS (  -- a GPU UUID is one GPU wherever it is reported, so a checkpoint in any
+                 -- folder names it (where the checkpoints naming it agree)
+    SELECT gpu_uuid, min(gpu_model) AS gpu_model
+    FROM ckpt_gpus
+    GROUP BY gpu_uuid
+    HAVING count(DISTINCT gpu_model) = 1
+),
+ma_export_gpus AS (  -- the GPUs of a CSV export, as its GPU and server-only tables report
+                     -- them (one profile runs on one server)
+    SELECT export_dir, string_agg(DISTINCT gpu_uuid, ';' ORDER BY gpu_uuid) AS gpu_uuids
+    FROM (SELECT export_dir, gpu_uuid FROM raw.model_analyzer_gpu
+          UNION ALL SELECT export_dir, gpu_uuid FROM raw.model_analyzer_server_only)
+    WHERE gpu_uuid IS NOT NULL
     GROUP BY export_dir
 ),
 ma_gpu AS (  -- the GPU table, one row per measurement: peak memory, mean util, summed power
@@ -23,8 +43,10 @@ ma_gpu AS (  -- the GPU table, one row per measurement: peak memory, mean util, 
 ma_csv AS (
     SELECT 'model_analyzer' AS tool, 'model_analyzer_csv' AS source_format,
            i.export_dir AS run_folder, i.* EXCLUDE (export_dir),
-           g.gpu_memory_mb, g.gpu_utilization_pct, g.gpu_power_w, g.gpu_count, g.gpu_uuids
+           g.gpu_memory_mb, g.gpu_utilization_pct, g.gpu_power_w, g.gpu_count, g.gpu_uuids,
+           e.gpu_uuids AS labelling_gpu_uuids
     FROM raw.model_analyzer_inference i
+    LEFT JOIN ma_export_gpus e USING (export_dir)
     LEFT JOIN ma_gpu g
       ON g.export_dir = i.export_dir AND g.model = i.model
      AND g.config_variant IS NOT DISTINCT FROM i.config_variant
@@ -47,6 +69,7 @@ ma_ckpt AS (
            c.* EXCLUDE (export_dir),
            1 AS occurrence,
            len(string_split(c.gpu_uuids, ';')) AS gpu_count,
+           c.gpu_uuids AS labelling_gpu_uuids,
            NULL::BIGINT AS source_line
     FROM raw.model_analyzer_checkpoint c
 ),
@@ -57,7 +80,8 @@ pa AS (
            coalesce(TRY_CAST(fc.tags ->> '$.batch_size' AS BIGINT), p.batch_size) AS batch_size,
            p.* EXCLUDE (model, batch_size),
            1 AS occurrence,
-           len(string_split(p.gpu_uuids, ';')) AS gpu_count
+           len(string_split(p.gpu_uuids, ';')) AS gpu_count,
+           p.gpu_uuids AS labelling_gpu_uuids
     FROM raw.perf_analyzer p
     LEFT JOIN raw.file_context fc USING (source_file)
 ),
@@ -79,14 +103,27 @@ measurements AS (
     UNION ALL BY NAME SELECT * FROM ma_ckpt
     UNION ALL BY NAME SELECT * FROM pa
     UNION ALL BY NAME SELECT * FROM genai
+),
+by_uuid AS (  -- the GPUs a measurement's own GPU metrics report, where every one is named
+    SELECT uuids, string_agg(DISTINCT n.gpu_model, ';' ORDER BY n.gpu_model) AS gpu_model
+    FROM (SELECT uuids, unnest(string_split(uuids, ';')) AS gpu_uuid
+          FROM (SELECT DISTINCT labelling_gpu_uuids AS uuids FROM measurements
+                WHERE labelling_gpu_uuids IS NOT NULL)) reported
+    LEFT JOIN uuid_names n USING (gpu_uuid)
+    GROUP BY uuids
+    HAVING count(*) = count(n.gpu_model)
 )
 SELECT m.*,
        fc.* EXCLUDE (source_file, gpu_model, gpu_memory_gb, context_files, sidecar_context),
-       coalesce(fc.gpu_model, names.gpu_name) AS gpu_model,
+       -- run.yaml first, then the export's checkpoint, then the GPUs the file reports
+       coalesce(fc.gpu_model, names.gpu_model, by_uuid.gpu_model) AS gpu_model,
        CASE WHEN fc.gpu_model IS NOT NULL THEN 'run.yaml'
-            WHEN names.gpu_name IS NOT NULL THEN 'checkpoint' END AS gpu_model_source,
+            WHEN names.gpu_model IS NOT NULL THEN 'checkpoint'
+            WHEN by_uuid.gpu_model IS NOT NULL THEN 'gpu_uuid' END AS gpu_model_source,
        coalesce(fc.gpu_memory_gb, ref.memory_gb) AS gpu_memory_gb
 FROM measurements m
 LEFT JOIN raw.file_context fc USING (source_file)
 LEFT JOIN ckpt_gpu_names names ON names.export_dir = m.run_folder AND m.tool = 'model_analyzer'
-LEFT JOIN raw.reference_gpus ref ON ref.gpu_model = coalesce(fc.gpu_model, names.gpu_name)
+LEFT JOIN by_uuid ON by_uuid.uuids = m.labelling_gpu_uuids
+LEFT JOIN raw.reference_gpus ref
+  ON ref.gpu_model = coalesce(fc.gpu_model, names.gpu_model, by_uuid.gpu_model)
