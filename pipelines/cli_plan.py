@@ -16,7 +16,7 @@ import math
 
 from ingest import config
 from ingest.suggest import did_you_mean as _close
-from pipelines.console import UsageError, number, one_line, print_frame
+from pipelines.console import UsageError, number, one_line, print_frame, say
 from reports.query import connect_read_only
 from schemas.context import REFERENCE_GPUS
 from schemas.domains import domain_of
@@ -132,7 +132,7 @@ def plan_command(args: argparse.Namespace) -> int:
         slo=scenario.slo if result else None, triton=result.summary if result else None,
         triton_issues=result.issues if result else [],
         chat_slo_policy=chat_slo.name if chat_rows else None, chats=chat_rows)
-    print(total["answer"])  # the answer first, in one sentence
+    say(total["answer"])  # the answer first, in one sentence
     _print_slos(scenario if result else None, chat_slo if chat_rows else None)
     if result:
         _print_plan(result)
@@ -144,11 +144,11 @@ def plan_command(args: argparse.Namespace) -> int:
 def _print_slos(scenario: Scenario | None, chat_slo: ChatSlo | None) -> None:
     """Which SLOs the answer holds under: said every time, the defaults above all."""
     if scenario is not None:
-        print("SLO of the Triton models: " + (
+        say("SLO of the Triton models: " + (
             scenario.slo.describe() if scenario.slo.column else
             "none: planned without a latency limit (--slo p95:MS sets one)"))
     if chat_slo is not None:
-        print(f"SLO of the LLM chat: {chat_slo.name!r}, {chat_slo.describe()}"
+        say(f"SLO of the LLM chat: {chat_slo.name!r}, {chat_slo.describe()}"
               + (" (--chat-slo POLICY sets one of raw/reference/llm_slo.yaml)"
                  if chat_slo.percentile is None else ""))
 
@@ -156,7 +156,7 @@ def _print_slos(scenario: Scenario | None, chat_slo: ChatSlo | None) -> None:
 def _print_plan(result: Plan) -> None:
     s = result.summary
     print()
-    print(f"Triton models: {plural(s['gpus_recommended'], 'GPU')} in "
+    say(f"Triton models: {plural(s['gpus_recommended'], 'GPU')} in "
           f"{plural(s['servers_recommended'], 'server')} ({plural(s['instances'], 'instance')}, "
           f"{number(s['gpu_memory_gb'], 'gpu_memory_gb')} GB; GPUs "
           + ", ".join(f"{words} {s[col]}" for col, words in COUNT_WORDS if s[col] is not None)
@@ -165,9 +165,9 @@ def _print_plan(result: Plan) -> None:
         print_frame(to_frame(CAPACITY_PLAN, result.rows).select(PLAN_COLUMNS), labels=LABELS,
                     note_units=False)
     for issue in result.issues:
-        print(f"not planned: {issue['model']}: {issue['reason']}")
+        say(f"not planned: {issue['model']}: {issue['reason']}", "  ")
     if s["assumptions"]:
-        print(f"assumptions: {s['assumptions']}")
+        say(f"assumptions: {s['assumptions']}", "  ")
 
 
 def _chat_plans(store: Store, scenario: Scenario, chats: list[ChatDemand],
@@ -202,11 +202,11 @@ def _print_chat_plans(rows: list[dict]) -> None:
                     labels=CHAT_LABELS, note_units=False)
     for row in rows:
         if row["reason"] is None:
-            print(f"{row['model']}: {row['explanation']}")
+            say(f"{row['model']}: {row['explanation']}", "  ")
             if row["assumptions"]:
-                print(f"assumptions: {row['assumptions']}")
+                say(f"assumptions: {row['assumptions']}", "  ")
         else:
-            print(f"not planned: {row['model']}: {row['reason']}")
+            say(f"not planned: {row['model']}: {row['reason']}", "  ")
 
 
 def scenario_of(args: argparse.Namespace) -> tuple[Scenario, list[ChatDemand]]:

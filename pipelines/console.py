@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import polars as pl
@@ -84,6 +85,17 @@ def label(column: str) -> str:
 def stdout() -> Console:
     """The console for results (made when needed, so a redirected sys.stdout is used)."""
     return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+
+
+def say(text: str, indent: str = "") -> None:
+    """A sentence: wrapped between words to a terminal's width (continuation lines
+    indented by `indent`); on one line anywhere else, for scripts and grep."""
+    console = stdout()
+    if not console.is_terminal:
+        print(text)
+        return
+    print(textwrap.fill(text, width=console.width, subsequent_indent=indent,
+                        break_long_words=False, break_on_hyphens=False))
 
 
 def print_table(columns: Sequence[str], rows: Iterable[Sequence[object]], indent: int = 0,
