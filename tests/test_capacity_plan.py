@@ -139,7 +139,7 @@ def test_sizing_plan_command_reads_the_warehouse(warehouse, capsys):
     assert lines[0] == ("10 GPUs in 3 servers of 4 L40S-48GB: 10 GPUs for 1 Triton model "
                         "(p95 <= 15 ms)")  # the answer first
     assert lines[1] == "SLO of the Triton models: p95 <= 15 ms"
-    assert ("Triton models: 10 GPUs in 3 servers (10 instances, 310.0 GB; GPUs by memory 10, "
+    assert ("Triton models: 10 GPUs in 3 servers (10 instances, 310 GB; GPUs by memory 10, "
             "by compute 6, naive 7;") in out
     row = next(line for line in lines if line.startswith("| llm_13b"))
     assert [c.strip() for c in row.strip("|").split("|")][:4] == ["llm_13b", "20", "10", "2"]

@@ -337,10 +337,10 @@ def test_compare_gpus_within_one_harness_or_says_the_harness_differs(tmp_path, c
         # bert: no harness measured both GPUs: 400 -> 505 is +26.25 %, each measured once
         # (margin 5 %), and the harness differs as well as the GPU
         ["bert · 1 · default · chat", THROUGHPUT, "perf_analyzer vs model_analyzer (differs)",
-         "400.0", "505.0", "26.2", "5.0", "yes"],
+         "400", "505", "26.2", "5.0", "yes"],
         # resnet50 within perf_analyzer: 1000 -> 1616, +61.6 %, margin
         # 3 x sqrt(2^2/4 + 1^2/4) = 3.35 %; the L40S (Model Analyzer) is left out
-        ["resnet50 · 1 · default · chat", THROUGHPUT, "perf_analyzer", "1000.0", "1616.0",
+        ["resnet50 · 1 · default · chat", THROUGHPUT, "perf_analyzer", "1000", "1616",
          "61.6", "3.4", "yes"]]
     assert ("A100-40GB by perf_analyzer vs H100-80GB by model_analyzer: harness differs too"
             in out)
