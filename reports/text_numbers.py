@@ -23,12 +23,18 @@ FULL_SIGNIFICANT = 15  # a double's reliable digits, without the noise
 
 def column_texts(values: Sequence[object], column: str = "", full: bool = False) -> list[str]:
     """One column's cells as printed (None: empty). Non-floats print as str()."""
-    rounded: list[object] = [_rounded(v, column, full) if isinstance(v, float)
-                             and math.isfinite(v) else v for v in values]
-    floats = [r for v, r in zip(values, rounded, strict=True)
-              if isinstance(v, float) and isinstance(r, float) and math.isfinite(r)]
-    whole = bool(floats) and all(r.is_integer() for r in floats)
-    return [_text(r, whole and isinstance(r, float) and math.isfinite(r)) for r in rounded]
+    cells: list[tuple[object, bool]] = []  # (value as rounded, printed as an integer)
+    for value in values:
+        if isinstance(value, float) and math.isfinite(value):
+            decimals = _decimals(value, column, full)
+            # rounding kept no decimal: 1796.254879 prints 1796, not 1796.0
+            cells.append((_round(value, decimals), decimals == 0))
+        else:
+            cells.append((value, False))
+    floats = [v for v, _ in cells if isinstance(v, float) and math.isfinite(v)]
+    whole = bool(floats) and all(v.is_integer() for v in floats)
+    return [_text(v, isinstance(v, float) and math.isfinite(v) and (whole or integer))
+            for v, integer in cells]
 
 
 def number(value: object, column: str = "", full: bool = False) -> str:
@@ -36,15 +42,22 @@ def number(value: object, column: str = "", full: bool = False) -> str:
     return column_texts([value], column, full)[0]
 
 
-def _rounded(value: float, column: str, full: bool) -> float:
-    if value == 0:
-        return 0.0
+def _decimals(value: float, column: str, full: bool) -> int | None:
+    """Decimals `value` keeps (None: 15 significant digits, `full`)."""
     if full:
-        return float(f"{value:.{FULL_SIGNIFICANT}g}")
+        return None
+    if value == 0:
+        return 0
     decimals = next((d for suffix, d in DECIMALS.items() if column.endswith(suffix)), None)
     if decimals is None:
         decimals = max(0, SIGNIFICANT - 1 - math.floor(math.log10(abs(value))))
-    return round(value, decimals)
+    return decimals
+
+
+def _round(value: float, decimals: int | None) -> float:
+    if decimals is None:
+        return float(f"{value:.{FULL_SIGNIFICANT}g}") if value else 0.0
+    return round(value, decimals) + 0.0
 
 
 def _text(value: object, as_integer: bool) -> str:

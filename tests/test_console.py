@@ -120,6 +120,10 @@ def test_floats_are_rounded_to_their_unit_or_4_significant_digits():
 def test_a_column_of_whole_floats_prints_integers_and_a_mixed_one_does_not():
     assert column_texts([32.0, 64.0, None], "load_at_slo") == ["32", "64", ""]
     assert column_texts([100.0, 83.2], "gpu_utilization_pct") == ["100.0", "83.2"]
+    # sizing.llm_serving_optimal's tokens/s per GPU: a value whose 4 digits leave no decimal
+    # prints as an integer beside one that keeps its tenth
+    assert column_texts([6070.2, 814.5, 1796.254879], "tokens_per_gpu") == ["6070", "814.5",
+                                                                             "1796"]
     assert column_texts([-0.0], "change_pct") == ["0"]
     assert column_texts([math.nan, 2.0], "x") == ["nan", "2"]
     assert column_texts(["8.6", 3, True], "x") == ["8.6", "3", "True"]  # as they are
