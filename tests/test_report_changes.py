@@ -167,3 +167,18 @@ def test_comparison_heads_gpus_within_one_harness_and_says_when_it_differs(tmp_p
     assert '<span class="bad">+26.2 %</span><small>± 5.00 beyond</small>' in bert
     assert ("1 rule value measured by a harness no other GPU of the rule was measured by "
             "are not compared") in html
+
+
+def test_a_new_rule_is_shown_apart_never_as_beyond_the_margin(tmp_path):
+    new_rule = {**R2_CHANGES[1], "old_value": None, "change_pct": None, "margin_pct": None,
+                "margin_basis": None, "exceeds_margin": True, "old_run_id": None,
+                "old_source_files": None, "context_changes": None}
+    html, _ = html_of(write_history(tmp_path / "h.duckdb", changes=[R2_CHANGES[0], new_rule]),
+                      changed_of)
+    # the -20 % change of R2_CHANGES is the one value beyond the margin; bert has no old value
+    assert ("<b>1 rule value</b> moved beyond the noise margin in <b>run 22222222 "
+            "(2026-11-10 10:00 UTC)</b>; 1 new.") in html
+    (real,) = body_rows(html[html.index("Beyond the noise margin"):html.index("New rules")])
+    assert "-20.0" in real and "bert" not in real
+    (added,) = body_rows(html[html.index("<h3>New rules (1)</h3>"):])
+    assert "bert" in added and '<td class="num">505</td>' in added

@@ -92,17 +92,23 @@ def what_changed(store: Store, rows: pl.DataFrame | None) -> Section:
         return section
     changes = ordered(changes)
     new_run = changes["new_run_id"][0]
-    beyond = changes.filter(pl.col("exceeds_margin"))
-    noise = changes.filter(~pl.col("exceeds_margin"))
+    # a new or removed rule has no value on one side: no margin to be beyond, shown apart
+    new = changes.filter(pl.col("old_value").is_null() & pl.col("new_value").is_not_null())
+    removed = changes.filter(pl.col("new_value").is_null() & pl.col("old_value").is_not_null())
+    both = changes.filter(pl.col("old_value").is_not_null() & pl.col("new_value").is_not_null())
+    beyond = both.filter(pl.col("exceeds_margin"))
+    noise = both.filter(~pl.col("exceeds_margin"))
+    apart = "".join(f"; {frame.height} {what}" for frame, what in
+                    ((new, "new"), (removed, "removed")) if frame.height)
     if beyond.is_empty():
         earlier = [r for r, _ in runs if r != new_run]
         last = earlier[-1] if earlier else new_run
         section.add(f'<p class="answer">Nothing changed beyond noise since '
-                    f"<b>{esc(run_name(last, times.get(last)))}</b>.</p>")
+                    f"<b>{esc(run_name(last, times.get(last)))}</b>{esc(apart)}.</p>")
     else:
         section.add(f'<p class="answer"><b>{beyond.height} rule value'
                     f"{'s' if beyond.height != 1 else ''}</b> moved beyond the noise margin "
-                    f"in <b>{esc(run_name(new_run, times.get(new_run)))}</b>.</p>")
+                    f"in <b>{esc(run_name(new_run, times.get(new_run)))}</b>{esc(apart)}.</p>")
     section.add(paragraph(
         "Each value against its previous one. The margin is the noise of the repeated "
         f"measurements behind both values: max({FLOOR_PCT:g} %, {Z:g} × √(CV₁²/n₁ + "
@@ -113,6 +119,9 @@ def what_changed(store: Store, rows: pl.DataFrame | None) -> Section:
         section.add("<h3>Beyond the noise margin</h3>", _changes_table(beyond))
     if not noise.is_empty():
         section.add(f"<h3>Within noise ({noise.height})</h3>", _changes_table(noise))
+    for frame, what in ((new, "New rules"), (removed, "Removed rules")):
+        if not frame.is_empty():
+            section.add(f"<h3>{what} ({frame.height})</h3>", _changes_table(frame))
     return section
 
 
