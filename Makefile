@@ -23,11 +23,13 @@ $(DAGSTER_HOME)/dagster.yaml:
 run: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml
 	$(BIN)/sizing ingest
 
-## test: install, lint, type-check every package, then the whole test suite
+## test: install, lint, type-check every package, then the whole test suite on TEST_WORKERS
+## xdist workers (tests sharing a module or session fixture stay on one: tests/conftest.py)
+TEST_WORKERS ?= 2
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 ## lint: ruff and the type checker
 lint: $(INSTALLED)

@@ -13,6 +13,7 @@ import pytest
 from parsers.base import SourceFile
 from samples import generate
 from store.store import Store, connect
+from tests import xdist_scheduling
 
 PROJECT = Path(__file__).resolve().parents[1]
 # The shared corpus of real tool outputs, beside the project; SIZING_TEST_CORPUS points
@@ -28,6 +29,24 @@ def pytest_configure(config: pytest.Config) -> None:
     adopting the project's instance too (pipelines/instance_home.py): a run uses an
     ephemeral instance; a test that needs a persistent one sets its own under tmp_path."""
     os.environ["DAGSTER_HOME"] = ""
+
+
+# `make test` runs on two xdist workers, tests sharing a fixture on one (tests/xdist_scheduling.py)
+@pytest.hookimpl(tryfirst=True)  # before xdist tells the controller the collection is done
+def pytest_collection_finish(session: pytest.Session) -> None:
+    xdist_scheduling.write_groups(session)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    xdist_scheduling.name_groups_file(node)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    if config.getvalue("dist") == "loadgroup":
+        return xdist_scheduling.SharedFixtureScheduling(config, log)
+    return None
 
 
 @pytest.fixture
@@ -148,6 +167,18 @@ def _workers_left_running(request):
                              f"still running ({', '.join(str(c.pid) for c in left)})")
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # an xdist worker hands its list to the controller, which prints the summary
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["left_running"] = list(_LEFT_RUNNING)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    _LEFT_RUNNING.extend(getattr(node, "workeroutput", {}).get("left_running", []))
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     if _LEFT_RUNNING:
         terminalreporter.section("worker processes left running after a test")
@@ -156,6 +187,7 @@ def pytest_terminal_summary(terminalreporter) -> None:
 
 
 def pytest_unconfigure(config) -> None:
+    xdist_scheduling.remove_groups_folder(config)
     for child in multiprocessing.active_children():
         child.kill()
         child.join(5)
