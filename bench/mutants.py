@@ -24,9 +24,9 @@ from pathlib import Path
 
 import polars as pl
 
-from ingest.validate import validate
 from parsers.base import SourceFile
 from parsers.registry import detect
+from schemas.validate import validate
 from tests.mutants import Mutant, Seed, Verdict, domain_of, draw_mutants, judge, mutants, seeds
 
 PROJECT = Path(__file__).resolve().parents[1]

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ingest.validate import validate
 from parsers.base import FormatError, LabelConflict, RowProblem, SourceFile
 from parsers.registry import detect
 from schemas.spec import Table
+from schemas.validate import validate
 
 DEFAULT_MAX_PARSE_SECONDS = 120.0
 # how a parse stopped by the time limit is said: a verdict of a busy machine, not of the

@@ -9,11 +9,10 @@ from importlib import resources
 
 import polars as pl
 
-from ingest.validate import validate
-from parsers.base import RowProblem
 from parsers.model_analyzer.common import export_dir
 from schemas.ledger import INGESTION_RUNS, QUARANTINE
 from schemas.spec import Table, quote_ident
+from schemas.validate import RowProblem, validate
 from store.store import Store
 
 

@@ -18,10 +18,10 @@ from typing import Any
 
 import polars as pl
 
-from ingest.validate import validate
 from schemas.context import FILE_CONTEXT
 from schemas.history import RULE_HISTORY
 from schemas.ledger import INGESTION_RUNS
+from schemas.validate import validate
 from store.store import Store
 from transforms.history.families import CV, FAMILIES, SAMPLES, SOURCES, Family
 from transforms.history.harness import HARNESS, harness_of_files
