@@ -18,8 +18,8 @@ from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.spec import Table
 from store.lake_run import retrying
 from store.store import ROOMY_MEMORY_LIMIT, Store
-from transforms.derived import FolderUpdate
 from transforms.freshness import FRESH, mark_fresh, mark_stale, status
+from transforms.inference.folder_update import FolderUpdate
 from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 CHECK_FRESH = "fresh"
@@ -56,7 +56,7 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
     content: reported with rebuilt=false and the data version they had.
     `by_folder`: the inputs whose rows are per file and grouped by run folder; when only
     their rows changed, and for few files, `build` is also given a FolderUpdate, and only
-    the folders of those files are replaced (transforms/derived.py)."""
+    the folders of those files are replaced (transforms/inference/folder_update.py)."""
     with warehouse.writer(serialized=True) as store:
         changed = inputs_changed(context, store, tables)
         if not changed:

@@ -16,7 +16,8 @@ from schemas.sizing import (
 )
 from schemas.spec import Table
 from store.store import Store
-from transforms.derived import FolderUpdate, replace_validated, sql, to_frame
+from transforms.derived import replace_validated, sql, to_frame
+from transforms.inference.folder_update import FolderUpdate
 from transforms.inference.memory import memory_per_model, memory_rule
 from transforms.inference.optimal import NO_LIMIT, SWEEP, Slo, optimal_table
 from transforms.inference.planner import Demand, Plan, Scenario, plan
