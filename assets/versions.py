@@ -36,7 +36,7 @@ def source_version(*paths: str) -> str:
     return digest.hexdigest()[:16]
 
 
-RAW = source_version("ingest", "parsers", "schemas", "store", "assets/ingestion")
+RAW = source_version("ingest", "runtime", "parsers", "schemas", "store", "assets/ingestion")
 # how the raw root is observed: its fingerprint (the listing, not the files' bytes)
 RAW_ROOT = source_version("ingest/discovery.py", "assets/ingestion/raw_root.py")
 INFERENCE = source_version(*_DERIVING, "transforms/inference", "assets/inference")

@@ -25,13 +25,13 @@ from concurrent.futures import CancelledError, Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from ingest import config
 from ingest.discovery import FoundFile
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine
 from ingest.reading import RawTree, Unreadable
-from ingest.spawn_pool import SpawnPool
 from parsers.base import SourceFile
 from parsers.registry import BY_FORMAT
+from runtime import config
+from runtime.spawn_pool import SpawnPool
 from store.store import LedgerEntry
 
 # Measured (bench/run.py): starting the workers costs about a second of one core, which

@@ -30,9 +30,7 @@ from typing import Any, TextIO
 
 import polars as pl
 
-from ingest import config
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, Limits
-from ingest.spawn_pool import stop_every_pool
 from ingest.unchanged import Verdict, nothing_to_ingest
 from pipelines import cli_analyst, cli_check, cli_history, cli_plan
 from pipelines.console import (
@@ -45,6 +43,8 @@ from pipelines.console import (
 from pipelines.instance_home import adopt_project_instance
 from reports.paths import report_path
 from reports.query import WarehouseUnavailable
+from runtime import config
+from runtime.spawn_pool import stop_every_pool
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.llm import CAPACITY_PLAN_TOTAL
 from store import lake, stopping

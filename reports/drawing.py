@@ -32,10 +32,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from ingest import config
-from ingest.spawn_pool import SpawnPool
 from reports import charts
 from reports.charts import Plot
+from runtime import config
+from runtime.spawn_pool import SpawnPool
 from store.resident import holds_more_than
 
 # Measured (bench/profile.py): starting two workers costs about a second of one core, which

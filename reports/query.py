@@ -29,8 +29,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from ingest import config
 from reports.text_numbers import FULL_SIGNIFICANT, column_texts
+from runtime import config
 from store import lake
 from store.interruptible import StatementTimeout
 from store.lake import AsOf, Lake
