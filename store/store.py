@@ -41,6 +41,7 @@ class LedgerEntry:
 
 
 StoreError = duckdb.Error  # what any warehouse operation raises, for callers to catch
+OutOfMemory = duckdb.OutOfMemoryException  # the StoreError of a statement past its memory limit
 
 
 # A writer's memory, above which DuckDB spills to a temporary folder beside the file. By
