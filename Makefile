@@ -23,16 +23,19 @@ $(DAGSTER_HOME)/dagster.yaml:
 run: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml
 	$(BIN)/sizing ingest
 
-## test: install, lint, type-check every package, then the whole test suite
+## test: install, lint, type-check every package, check the layer rules, then the whole
+## test suite
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
-## lint: ruff and the type checker
+## lint: ruff, the type checker and the layer rules (import contracts in pyproject.toml)
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 ## ui: the Dagster UI on http://127.0.0.1:3000 (runs, sensor and schedule live in .dagster/)
 ui: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml
