@@ -30,9 +30,9 @@ _FRESH_DESCRIPTION = described(
     "run, and why), and this check fails until a run rebuilds it.")
 MAX_REASON_CHARS = 2000
 # After a step that rebuilt, DuckDB keeps the memory it used for reuse until its database
-# closes: at 100,000 files the run's process held 600-720 MB between derived steps, which
-# then peaked at 760-816 MB with the GX worker's 300 MB beside them. Above this, the
-# connection is reopened (about 50 ms), and the next step starts from about 440 MB.
+# closes, and the next steps would peak from there, with the GX worker beside them. Above
+# this, the connection is reopened (tens of milliseconds) and the next step starts lower
+# (docs/performance.md).
 RELEASE_ABOVE_MB = 512
 
 

@@ -236,7 +236,7 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
 
     # A run allocates an object or more per file: with Python's default thresholds, full
     # collections over everything Dagster and polars imported come every few thousand
-    # files (listing a 100,000-file root: 2.7 s with them, 2.3 s with these).
+    # files, and find little to collect (docs/performance.md).
     gc.set_threshold(50_000, 20, 20)
 
     started = time.perf_counter()

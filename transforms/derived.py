@@ -20,9 +20,8 @@ def sql(name: str) -> str:
 
 # Rows of a derived table validated at a time. Its query's result is streamed, a batch at a
 # time, and the rows that pass wait on disk until they are appended in one INSERT
-# (Store.appending): a core table of a 100,000-file archive (245,000 rows) materialized in
-# DuckDB, then read into polars 100,000 rows at a time, took a process from 0.1 to 1.4 GB;
-# streamed, to 0.6 GB (and 5 s instead of 18).
+# (Store.appending): a process never holds a large core table whole, in DuckDB or in polars,
+# and streaming is faster too (docs/performance.md).
 BATCH_ROWS = 20_000
 
 
