@@ -23,18 +23,21 @@ $(DAGSTER_HOME)/dagster.yaml:
 run: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml
 	$(BIN)/sizing ingest
 
-## test: install, lint, type-check every package, then the whole test suite on TEST_WORKERS
-## xdist workers (tests sharing a module or session fixture stay on one: tests/conftest.py)
+## test: install, lint, type-check every package, check the layer rules, then the whole
+## test suite on TEST_WORKERS xdist workers (tests sharing a module or session fixture stay
+## on one: tests/xdist_scheduling.py)
 TEST_WORKERS ?= 2
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
-## lint: ruff and the type checker
+## lint: ruff, the type checker and the layer rules (import contracts in pyproject.toml)
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 ## ui: the Dagster UI on http://127.0.0.1:3000 (runs, sensor and schedule live in .dagster/)
 ui: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml

@@ -18,8 +18,8 @@ from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.spec import Table
 from store.lake_run import retrying
 from store.store import ROOMY_MEMORY_LIMIT, Store
-from transforms.derived import FolderUpdate
 from transforms.freshness import FRESH, mark_fresh, mark_stale, status
+from transforms.inference.folder_update import FolderUpdate
 from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 CHECK_FRESH = "fresh"
@@ -30,9 +30,9 @@ _FRESH_DESCRIPTION = described(
     "run, and why), and this check fails until a run rebuilds it.")
 MAX_REASON_CHARS = 2000
 # After a step that rebuilt, DuckDB keeps the memory it used for reuse until its database
-# closes: at 100,000 files the run's process held 600-720 MB between derived steps, which
-# then peaked at 760-816 MB with the GX worker's 300 MB beside them. Above this, the
-# connection is reopened (about 50 ms), and the next step starts from about 440 MB.
+# closes, and the next steps would peak from there, with the GX worker beside them. Above
+# this, the connection is reopened (tens of milliseconds) and the next step starts lower
+# (docs/performance.md).
 RELEASE_ABOVE_MB = 512
 
 
@@ -56,7 +56,7 @@ def rebuild(context: dg.AssetExecutionContext, warehouse: Warehouse, tables: Seq
     content: reported with rebuilt=false and the data version they had.
     `by_folder`: the inputs whose rows are per file and grouped by run folder; when only
     their rows changed, and for few files, `build` is also given a FolderUpdate, and only
-    the folders of those files are replaced (transforms/derived.py)."""
+    the folders of those files are replaced (transforms/inference/folder_update.py)."""
     with warehouse.writer(serialized=True) as store:
         changed = inputs_changed(context, store, tables)
         if not changed:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from reports.markdown import markdown
+from common.markdown import markdown
 from schemas.spec import Table
 from store.store import Store
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import dagster as dg
 from pydantic import PrivateAttr
 
-from ingest import config
 from ingest.discovery import FoundFile, discover
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Limits
 from ingest.scope import Scope
-from ingest.spawn_pool import stop_every_pool
+from runtime import config
+from runtime.spawn_pool import stop_every_pool
 from schemas.ledger import INGESTION_RUNS
 from store import faults, lake, stopping
 from store.lake import Lake

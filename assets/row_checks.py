@@ -3,7 +3,7 @@
 import dagster as dg
 
 from assets.resources import Warehouse
-from reports.markdown import markdown
+from common.markdown import markdown
 
 FAILING_ROWS_SHOWN = 20
 

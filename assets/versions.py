@@ -17,7 +17,7 @@ _ROOT = Path(__file__).resolve().parents[1]
 
 # What every derived table is built with: the table declarations, the store, the SQL, the
 # one write policy, the checks and the resources that configure them.
-_DERIVING = ("schemas", "store", "transforms/derived.py", "transforms/freshness.py",
+_DERIVING = ("common", "schemas", "store", "transforms/derived.py", "transforms/freshness.py",
              "transforms/sql", "transforms/quality", "assets/derived.py", "assets/keys.py",
              "assets/metadata.py", "assets/resources.py", "assets/row_checks.py",
              "assets/business_rules.py")
@@ -36,7 +36,7 @@ def source_version(*paths: str) -> str:
     return digest.hexdigest()[:16]
 
 
-RAW = source_version("ingest", "parsers", "schemas", "store", "assets/ingestion")
+RAW = source_version("ingest", "runtime", "parsers", "schemas", "store", "assets/ingestion")
 # how the raw root is observed: its fingerprint (the listing, not the files' bytes)
 RAW_ROOT = source_version("ingest/discovery.py", "assets/ingestion/raw_root.py")
 INFERENCE = source_version(*_DERIVING, "transforms/inference", "assets/inference")

@@ -2,7 +2,7 @@
 
 For each format that can plausibly be big, writes a valid file of about 20 MB and 100 MB
 (a real header, then rows repeated with varying values, as samples/ and the tests write
-them) into a temporary folder, and runs `examine()` then `ingest.validate.validate` on it
+them) into a temporary folder, and runs `examine()` then `schemas.validate.validate` on it
 in a fresh subprocess, as ingestion does. The child reports its wall time and its own peak
 RSS (getrusage ru_maxrss), so the figures are those of one file, imports included.
 
@@ -327,9 +327,9 @@ def _chunks(spec: BigFile, budget: int) -> Iterator[str]:
 
 def child(path: str, relpath: str) -> dict[str, object]:
     from ingest.examine import examine
-    from ingest.validate import validate
     from parsers.base import SourceFile
     from parsers.registry import data_tables
+    from schemas.validate import validate
 
     tables = {t.key: t for t in data_tables()}
     base_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

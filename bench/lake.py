@@ -2,7 +2,7 @@
 
 Writes `bench.archive.write_archive`'s archive (20 sites: `site-00` ... `site-19`, plus the
 corpus under `corpus/` when ../shared is there), starts a private PostgreSQL (the tests'
-cluster, tests/postgres_cluster.py), then measures, each as a user runs `sizing ingest`:
+cluster, bench/postgres_cluster.py), then measures, each as a user runs `sizing ingest`:
 - embedded: cold ingest of the whole root into a DuckDB file, then a no-op run (median of 3);
 - lake, one writer: cold ingest of the whole root, then a no-op run (median of 3);
 - lake, two writers at once: each ingests half the partitions (sites) into a fresh lake;
@@ -34,7 +34,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=10_000)
     args = parser.parse_args()
-    from tests.postgres_cluster import PostgresCluster, find_binaries, missing_reason
+    from bench.postgres_cluster import PostgresCluster, find_binaries, missing_reason
 
     bindir = find_binaries()
     if bindir is None:

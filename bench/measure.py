@@ -25,8 +25,8 @@ PROJECT = Path(__file__).resolve().parents[1]
 def compile_project(project: Path = PROJECT) -> None:
     """Write the bytecode of the project's packages (pyproject.toml's list), as installing
     a wheel does. Where PYTHONDONTWRITEBYTECODE is set (this machine sets it), Python never
-    writes it, and every process of a run (the run, each parse and drawing worker) compiled
-    the 150 modules it imports again: 0.12 s a start (an empty root: 0.60 -> 0.48 s)."""
+    writes it, and every process of a run (the run, each parse and drawing worker) would
+    compile the 150 modules it imports again at every start (docs/performance.md)."""
     with open(project / "pyproject.toml", "rb") as handle:
         found = tomllib.load(handle)["tool"]["setuptools"]["packages"]["find"]["include"]
     for package in found:

@@ -1,6 +1,6 @@
 """Mutant figures: N mutants of every sample format, each examined as ingestion would.
 
-The mutants are drawn by the hypothesis strategies of tests/mutants.py with a fixed seed per
+The mutants are drawn by the hypothesis strategies of bench/mutation.py with a fixed seed per
 format (so two runs give the same figures), without shrinking. Each is judged: loaded,
 loaded with rows held back, rejected, ignored, or crashed (an exception escaped, or a loaded
 value is NaN, infinite or outside its column's domain). Prints a Markdown table and the
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import polars as pl
 
-from ingest.validate import validate
+from bench.mutation import Mutant, Seed, Verdict, domain_of, draw_mutants, judge, mutants, seeds
 from parsers.base import SourceFile
 from parsers.registry import detect
-from tests.mutants import Mutant, Seed, Verdict, domain_of, draw_mutants, judge, mutants, seeds
+from schemas.validate import validate
 
 PROJECT = Path(__file__).resolve().parents[1]
 RESULTS = PROJECT / "bench" / "results" / "mutants.json"

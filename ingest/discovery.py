@@ -41,7 +41,7 @@ class FoundFile:
     @property
     def path(self) -> Path:
         """The real path, bytes of the name preserved: what is opened. Made on first use: a
-        Path per entry was a quarter of a listing, and the raw files sensor needs none."""
+        Path per entry is a large share of a listing, and the raw files sensor needs none."""
         path = self._path
         if path is None:
             path = Path(self.fspath)
@@ -76,7 +76,7 @@ def discover(raw_root: Path, partitions: tuple[str, ...] = ()) -> list[FoundFile
 @contextmanager
 def _no_cyclic_gc() -> Iterator[None]:
     # A listing makes objects by the hundred thousand and no cycle: the collections they
-    # trigger, each walking the whole heap, took up to a fifth of it.
+    # would trigger each walk the whole heap, and find nothing to collect.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -115,7 +115,7 @@ def _scan(folder: str, prefix: str, root: Path, found: list[FoundFile],
           hidden_in: str | None) -> None:
     # scandir, not walk + Path: its entries know their type without a system call, which is
     # most of a run over an archive where nothing changed. Paths stay str: a pathlib.Path
-    # per entry and per folder was a third of the listing's time.
+    # per entry and per folder is a large share of a listing's time (docs/performance.md).
     try:
         with os.scandir(folder) as listing:
             entries = sorted(listing, key=_by_name)

@@ -44,7 +44,7 @@ from schemas.ledger import (
 from store import faults
 from store.store import LedgerEntry, Store
 
-# Measured (bench/big_files.py): parsing takes up to 12x a file's size in memory, so 64 MiB
+# Parsing holds up to about 12 times a file's size in memory (bench/big_files.py), so 64 MiB
 # keeps the worst format under about 1 GB; benchmark results are rarely above a few MB.
 DEFAULT_MAX_FILE_BYTES = 64 << 20
 

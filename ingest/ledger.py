@@ -162,9 +162,9 @@ Append = Callable[[Table, pl.DataFrame], None]
 @contextmanager
 def rows_appended_at_end(store: Store) -> Iterator[Append]:
     """Rows for the data tables, given a chunk of files at a time, appended in one INSERT
-    per table when the block ends (Store.appending). Appended chunk by chunk, DuckDB held
-    every row of the run's open transaction in memory until its commit: most of a raw
-    step's peak at 100,000 files."""
+    per table when the block ends (Store.appending). Appended chunk by chunk, DuckDB would
+    hold every row of the run's open transaction in memory until its commit: most of a raw
+    step's peak over a large archive."""
     with ExitStack() as stack:
         appenders: dict[str, Callable[[pl.DataFrame], None]] = {}
 
@@ -275,8 +275,8 @@ def _quarantine_rows(report: IngestReport) -> pl.DataFrame:
 
 
 def _ledger_rows(report: IngestReport, kept: pl.DataFrame) -> pl.DataFrame:
-    """One row per outcome, built column by column (a dict per file cost about 1 KB each
-    at 100,000 files). A file carried over (unchanged, missing) keeps its counts, first
+    """One row per outcome, built column by column (a dict per file holds about 1 KB, for
+    every file under the root). A file carried over (unchanged, missing) keeps its counts, first
     ingestion and run from `kept`."""
     outcomes = [o for o in report.outcomes if o.status != "purged"]
     started = report.started_at

@@ -25,17 +25,17 @@ from concurrent.futures import CancelledError, Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from ingest import config
 from ingest.discovery import FoundFile
 from ingest.examine import DEFAULT_MAX_PARSE_SECONDS, FileOutcome, examine
 from ingest.reading import RawTree, Unreadable
-from ingest.spawn_pool import SpawnPool
 from parsers.base import SourceFile
 from parsers.registry import BY_FORMAT
+from runtime import config
+from runtime.spawn_pool import SpawnPool
 from store.store import LedgerEntry
 
-# Measured (bench/run.py): starting the workers costs about a second of one core, which
-# examining about 500 files in-process also costs; below that the run examines in-process.
+# Starting the workers costs about a second of one core, as much as examining about 500
+# files in-process (docs/performance.md); below that the run examines in-process.
 MIN_FILES_FOR_WORKERS = 500
 BLOCK_FILES = 32  # files per task: amortises the hand-over, keeps the order cheap
 BLOCK_BYTES = 8 << 20  # a big file travels alone

@@ -13,6 +13,7 @@ import polars as pl
 
 from parsers.numbers import MISSING, number, whole_number
 from schemas.spec import Table
+from schemas.validate import RowProblem
 
 __all__ = ["MISSING", "CsvLine", "FormatError", "Parsed", "Parser", "RowProblem", "SourceFile",
            "csv_records", "frame", "number", "whole_number"]
@@ -62,17 +63,6 @@ def _decode(data: bytes, errors: str) -> str:
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return data.decode("utf-16", errors=errors)
     return data.decode("utf-8-sig", errors=errors)
-
-
-@dataclass(frozen=True)
-class RowProblem:
-    """One row held back while the rest of the file loads."""
-
-    location: str  # "line 12", a JSON path
-    reason: str
-    table: str | None = None
-    row_values: str | None = None
-    source_file: str | None = None  # set when rows of several files are validated together
 
 
 @dataclass(frozen=True)

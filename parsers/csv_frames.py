@@ -37,9 +37,8 @@ WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u
 DECIMAL = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 BATCH_CELLS = 1 << 18  # cells held as Python strings before a batch becomes a frame
 LINE = "line"  # the column holding each record's line number
-# A batch of a few hundred records is read faster record by record than column by column,
-# whose expressions cost about 0.3 ms each whatever the size (measured on the bench
-# archive's files: perf_analyzer 12.1 -> 0.43 ms a file; docs/performance.md).
+# A batch of a few hundred records is read faster record by record than column by column:
+# each polars expression has a fixed cost, whatever the batch's size (docs/performance.md).
 COLUMNWISE_MIN_ROWS = 256
 
 

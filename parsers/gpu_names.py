@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from parsers.units import GIB_TO_BYTES
+from schemas.units import GIB_TO_BYTES
 
 # A data-centre model token: one letter (or GB, GH, MI) and at most three digits, a suffix
 # letter allowed (L40S, A10G, MI300X). Four digits are workstation cards (A6000, P5000).

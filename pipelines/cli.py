@@ -30,9 +30,7 @@ from typing import Any, TextIO
 
 import polars as pl
 
-from ingest import config
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, Limits
-from ingest.spawn_pool import stop_every_pool
 from ingest.unchanged import Verdict, nothing_to_ingest
 from pipelines import cli_analyst, cli_check, cli_history, cli_plan
 from pipelines.console import (
@@ -45,6 +43,8 @@ from pipelines.console import (
 from pipelines.instance_home import adopt_project_instance
 from reports.paths import report_path
 from reports.query import WarehouseUnavailable
+from runtime import config
+from runtime.spawn_pool import stop_every_pool
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.llm import CAPACITY_PLAN_TOTAL
 from store import lake, stopping
@@ -236,7 +236,7 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
 
     # A run allocates an object or more per file: with Python's default thresholds, full
     # collections over everything Dagster and polars imported come every few thousand
-    # files (listing a 100,000-file root: 2.7 s with them, 2.3 s with these).
+    # files, and find little to collect (docs/performance.md).
     gc.set_threshold(50_000, 20, 20)
 
     started = time.perf_counter()

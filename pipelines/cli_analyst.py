@@ -16,7 +16,6 @@ import os
 import sys
 from pathlib import Path
 
-from ingest import config
 from pipelines.console import UsageError, one_line, path_arg, print_frame, stdout
 from reports import paths
 from reports.checks import CheckOutcome
@@ -29,6 +28,7 @@ from reports.query import (
     WarehouseUnavailable,
     connect_read_only,
 )
+from runtime import config
 from store.lake import AsOf
 from store.store import StoreError
 

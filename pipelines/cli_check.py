@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 
 import polars as pl
 
-from ingest import config, path_conventions
+from ingest import path_conventions
 from ingest.discovery import files_in, printable
 from ingest.engine import DEFAULT_MAX_FILE_BYTES
 from ingest.examine import examine
@@ -43,6 +43,7 @@ from pipelines.console import (
     print_frame,
     print_table,
 )
+from runtime import config
 
 PREVIEW_ROWS, PREVIEW_COLUMNS, PREVIEW_CHARS = 5, 10, 40
 # What the files under raw/reference/ are, by name (the registry detects them by content)

@@ -28,7 +28,6 @@ from datetime import datetime
 
 import polars as pl
 
-from ingest import config
 from ingest.suggest import did_you_mean as _close
 from pipelines.console import UsageError, number, one_line, print_frame
 from reports.data import has_rows, read, text
@@ -45,6 +44,7 @@ from reports.history import (
     since,
 )
 from reports.query import connect_read_only
+from runtime import config
 from schemas.history import RULE_CHANGES, RULE_HISTORY
 from store.store import Store, StoreError
 from transforms.history.families import FAMILIES

@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import math
 
-from ingest import config
 from ingest.suggest import did_you_mean as _close
 from pipelines.console import UsageError, number, one_line, print_frame, say
 from reports.query import connect_read_only
+from runtime import config
 from schemas.context import REFERENCE_GPUS
 from schemas.domains import domain_of
 from schemas.llm import LLM_CAPACITY_PLAN, LLM_SERVING_RUNS

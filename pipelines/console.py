@@ -28,10 +28,10 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from ingest import config
 from pipelines.table_layout import Layout, fill, fit
 from reports.text_numbers import column_texts
 from reports.text_numbers import number as number  # the commands' one number format
+from runtime import config
 from schemas.domains import unit_rule
 
 

@@ -1,6 +1,6 @@
 """Charts drawn for the last report are not drawn again when their data did not change.
 
-Building a chart with Altair and drawing it with vl-convert cost about 0.1 s each, and a
+Building a chart with Altair and drawing it with vl-convert costs about 0.1 s each, and a
 lab's report has about a hundred: most of a run that adds one file to a big archive, where
 almost every chart is the one drawn last time. So the report keeps, in one JSON file beside
 it, each chart it drew: the Plot under a digest of the inputs of the function that made it

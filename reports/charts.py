@@ -70,9 +70,9 @@ AUTOSIZE = {"type": "fit-x", "contains": "padding"}
 # memory chart), so the limit would only make its chart fail.
 alt.data_transformers.disable_max_rows()
 # Altair also validates every object it builds against the Vega-Lite schema as it builds it
-# (its debug mode): 15 % of building the sample report's charts (3.4 -> 2.9 s of 102
-# charts). vl-convert compiles every spec it draws and the tests draw every chart kind, so
-# a wrong spec still fails, where it is drawn. This process's Altair only: no one else's.
+# (its debug mode), a large share of building the report's charts (docs/performance.md).
+# vl-convert compiles every spec it draws and the tests draw every chart kind, so a wrong
+# spec still fails, where it is drawn. This process's Altair only: no one else's.
 alt.utils.schemapi.disable_debug_mode()
 # An Altair chart of any kind: alt.layer() and friends return unions mypy cannot narrow.
 AltChart = Any
@@ -94,7 +94,7 @@ class Plot:
 def plot(kind: str, title: str, chart: AltChart, points: int, series: int,
          caption: str = "", width: int = NARROW, height: int = HEIGHT) -> Plot:
     """A Plot of an Altair chart, sized to `width` px in all (axes and legend included)."""
-    # no JSON-schema validation (half of Altair's cost: 1 s of the sample report's 4 s):
+    # no JSON-schema validation (about half of Altair's cost, docs/performance.md):
     # vl-convert compiles every spec, and the tests draw every chart kind; the size is set
     # on the spec, since Altair's .properties() validates each value (and copies the chart)
     spec = chart.to_dict(validate=False)
@@ -267,8 +267,8 @@ def legend_select(field: str) -> alt.Parameter:
 def faded(selection: alt.Parameter) -> alt.OpacityValue:
     # Typed, not the dict alt.condition gives. Altair turns an encoding given as a dict or
     # a "field:Q" string into its class through a converter it builds anew each time,
-    # hashing all of its schemas (2 ms): 292 times over a 10k archive's report, 0.55 s of
-    # its 2.6 s of building specs. The charts drawn once per model or run give their
+    # hashing all of its schemas (about 2 ms), hundreds of times a report
+    # (docs/performance.md). The charts drawn once per model or run give their
     # encodings typed (alt.X(...), alt.Tooltip(...)) for the same reason.
     return alt.OpacityValue(**alt.condition(selection, alt.value(1.0), alt.value(0.15)))
 

@@ -1,5 +1,5 @@
 """Asset-check results as the report shows them, independent of Dagster's record types
-(assets/reports.py converts the Dagster instance's records into these)."""
+(assets/report/sizing_report.py converts the Dagster instance's records into these)."""
 
 from __future__ import annotations
 

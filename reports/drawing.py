@@ -32,22 +32,22 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from ingest import config
-from ingest.spawn_pool import SpawnPool
 from reports import charts
 from reports.charts import Plot
+from runtime import config
+from runtime.spawn_pool import SpawnPool
 from store.resident import holds_more_than
 
-# Measured (bench/profile.py): starting two workers costs about a second of one core, which
-# building about eight charts in-process also costs; with fewer misses (a run that added a
+# Starting two workers costs about a second of one core, as much as building about eight
+# charts in-process (docs/performance.md); with fewer misses (a run that added a
 # file redraws a few charts) the report draws in its own process.
 MIN_CHARTS_FOR_WORKERS = 8
 # A drawing worker holds about 350 MB, and the report's own process grows by about 150 MB
 # after the pool would start (the rest of its data read, the page assembled). When the
 # process already holds more than this then, a worker would take the run past 1 GB: the
-# report draws alone, a few seconds slower. Measured when the pool starts: 405 MB over a
-# 1,000-file archive, 428 MB over 10,000 files, 621 MB over 100,000 (whose run peaked at
-# 1,130-1,170 MB with its worker). SIZING_REPORT_WORKERS, when set, is followed instead.
+# report draws alone, a few seconds slower: a large archive's run is past this, a small
+# one's below it (docs/performance.md). SIZING_REPORT_WORKERS, when set, is followed
+# instead.
 ALONE_ABOVE_MB = 520.0
 
 

@@ -207,7 +207,7 @@ def by_values(rows: pl.DataFrame, by: str, model: str | None = None) -> list[str
 
 # What a picked value keeps of its row (compare, _loose), as a tuple read by position: a
 # lab's archive has tens of thousands of rules, and whole rows (their context and run.yaml
-# labels) held as dicts took the report from 0.4 to 0.7 GB.
+# labels) held as dicts would nearly double the report's memory (docs/performance.md).
 _KEPT = ("rule_key", "rule_value", "noise_cv_pct", "noise_samples", "ingest_run_id",
          "recorded_at", "source_files")
 _METRIC, _CONTEXT, _RULE_LABEL = len(_KEPT), len(_KEPT) + 1, len(_KEPT) + 2
@@ -231,7 +231,7 @@ class _Reading:
     value present; for a key column the rules as they are now), oldest first, and each
     distinct rule_key and context. They repeat (a rule's every recording, a run's context
     on thousands of rules), and _loose reads the values again per LOOSE column: parsing
-    them per row and per pass was most of the report's Comparison (4.5 s at 100k files)."""
+    them per row and per pass would be most of the comparison's time."""
 
     by: str
     model: str | None

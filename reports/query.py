@@ -26,15 +26,14 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-import duckdb
 import polars as pl
 
-from ingest import config
 from reports.text_numbers import FULL_SIGNIFICANT, column_texts
+from runtime import config
 from store import lake
 from store.interruptible import StatementTimeout
 from store.lake import AsOf, Lake
-from store.store import READ_STATEMENTS, Fetched, Store, StoreError, connect_sandboxed
+from store.store import READ_STATEMENTS, Fetched, OutOfMemory, Store, StoreError, connect_sandboxed
 
 FORMATS = ("table", "csv", "json", "markdown")
 TABLE_ROWS = 1000  # rows the table format shows on a terminal; else every row fetched
@@ -131,7 +130,7 @@ def run(path: Path | Lake, sql: str, as_of: AsOf | None = None,
         raise QueryTimeout(f"{exc} (--timeout SECONDS or {config.QUERY_TIMEOUT_ENV} raises "
                            "the limit; 0: none)") from None
     except StoreError as exc:
-        if isinstance(exc, duckdb.OutOfMemoryException):
+        if isinstance(exc, OutOfMemory):
             raise QueryError(f"{_first_line(exc)} (a query may use {within.memory_limit}: "
                              f"--memory-limit SIZE or {config.QUERY_MEMORY_ENV} raises it)"
                              ) from None

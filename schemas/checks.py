@@ -4,7 +4,7 @@ are validated.
 Importing pandera costs about half a second (it brings pandas): declaring checks as
 pandera objects made every process pay it, including the workers that only parse, and
 `sizing query`. These declarations carry what pandera's built-in checks carry (name,
-statistics, error) under the same names, so the row screen (ingest/validate.py) reads them
+statistics, error) under the same names, so the row screen (schemas/validate.py) reads them
 as it read pandera's, and `to_pandera` gives pandera the same check.
 """
 

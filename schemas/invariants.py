@@ -3,7 +3,7 @@
 A value can sit inside its column's domain (schemas/domains.py) and still be impossible
 beside another: a p99 below its median, a time to first token above the whole request's
 latency, a sweep point at a load of 0, more requests finished than were sent. Such a row is
-held back in the same pass that holds back out-of-domain values (ingest/validate.py), with
+held back in the same pass that holds back out-of-domain values (schemas/validate.py), with
 the columns and values that disagree, so it never reaches a core table or a sizing rule.
 
 Each invariant names its columns; a table may lack some of them (an export without p95),

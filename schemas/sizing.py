@@ -2,7 +2,8 @@
 
 pandera guards these tables' shape and types; the business rules (instances >= 1, the
 optimum is a measured level, an instance fits on its GPU, ...) are Great Expectations
-suites in `assets/sizing_checks.py`, so no rule is written twice.
+suites in `transforms/inference/suites.py`, run by `assets/inference/checks.py`, so no rule
+is written twice.
 """
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ class Table:
         """Add missing nullable columns as NULL, cast to declared types, order as declared.
 
         Strict casting makes a value that does not fit its type an error; with strict=False
-        it becomes NULL (ingest.validate reports those rows, naming the value)."""
+        it becomes NULL (schemas.validate reports those rows, naming the value)."""
         missing = [c for c in self.all_columns if c.name not in frame.columns]
         frame = frame.with_columns(pl.lit(None, dtype=c.dtype).alias(c.name) for c in missing)
         return frame.select(pl.col(c.name).cast(c.dtype, strict=strict)

@@ -5,7 +5,7 @@ raw/reference/checkpoint_bytes.csv).
 
 pandera guards shape and types here; the business rules of the sizing tables (best
 bandwidth > 0, max_gpus_fed >= 0, write_seconds > 0, ...) are Great Expectations suites in
-`assets/storage_checks.py`.
+`transforms/storage/suites.py`, run by `assets/storage/checks.py`.
 """
 
 from __future__ import annotations

@@ -101,9 +101,9 @@ class Publication:
 
     def reopen(self) -> bool:
         """Close the staging file's connection and open it again, between two steps: DuckDB
-        gives back to the system the memory it keeps for reuse until its database closes
-        (375 MB after rewriting a 245,000-row table, 50 MB of it in use). Not inside a
-        transaction: closing would roll it back. Returns whether it reopened."""
+        gives back to the system the memory it keeps for reuse until its database closes,
+        after a large rewrite several times what it still uses (docs/performance.md). Not
+        inside a transaction: closing would roll it back. Returns whether it reopened."""
         if self.store is None or self.store.in_transaction():
             return False
         self.store.con.close()

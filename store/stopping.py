@@ -3,10 +3,10 @@
 Dagster, while it runs a job in-process, swaps the SIGINT handler several times (one that
 only notes an interrupt, then one that raises it inside a step) and points SIGTERM at the
 same handler. Its handlers do not say which signal came, and an interrupt arriving in some
-windows is lost: a SIGINT 5.6 s into a sample run let the run go on and publish. So the
-stop signals are recorded below Python's handlers: the interpreter writes the number of
-every signal it handles to the wakeup file descriptor (`signal.set_wakeup_fd`), whichever
-handler is installed at that moment. The run's resource asks `requested()` at each step's
+windows is lost: the run would go on and publish. So the stop signals are recorded below
+Python's handlers: the interpreter writes the number of every signal it handles to the
+wakeup file descriptor (`signal.set_wakeup_fd`), whichever handler is installed at that
+moment. The run's resource asks `requested()` at each step's
 first read or write and before publishing; the CLI asks it to choose its exit code.
 """
 

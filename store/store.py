@@ -41,18 +41,18 @@ class LedgerEntry:
 
 
 StoreError = duckdb.Error  # what any warehouse operation raises, for callers to catch
+OutOfMemory = duckdb.OutOfMemoryException  # the StoreError of a statement past its memory limit
 
 
 # A writer's memory, above which DuckDB spills to a temporary folder beside the file. By
 # default DuckDB takes up to 80 % of the machine, and a run, one transaction, holds every
-# row it appends until it commits: measured on a 100,000-file archive, 0.2 GB of the run's
-# peak (bench/run.py); 2M appended rows grow a writer by 438 MB unbounded, 84 MB at 300 MB.
-# At 512 MB the raw step's final INSERT and COMMIT took the 100,000-file run's own process
-# to 888 MB, at 256 MB to 762 MB, and the run was no slower (bench/profile.py, one run each).
+# row it appends until it commits; bounded, those rows spill rather than raise the run's
+# peak. 256 MB keeps the raw step's final INSERT and COMMIT lower than 512 MB does, and the
+# run is no slower (docs/performance.md).
 WRITER_MEMORY_LIMIT = "256MB"
 # What a build that ran out of WRITER_MEMORY_LIMIT gets for a second try. Some operators do
-# not spill: the core inference query over a 100,000-file archive failed at 192 MB and ran
-# at 256 MB, so a larger archive's rebuild would go stale where 1 GB builds it.
+# not spill, so the core inference query needs more memory as the archive grows: 1 GB
+# builds what the writer's limit would leave stale (docs/performance.md).
 ROOMY_MEMORY_LIMIT = "1GB"
 QUERY_BATCH_ROWS = 100_000  # rows a query's result reaches polars at a time (Store.query)
 
@@ -67,9 +67,8 @@ def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
 
 def writer_threads() -> int:
     """DuckDB threads of a writer: one core fewer than the process may run on (at least
-    one), as a run's helper processes (parse, GX and chart workers) work on another. On two
-    cores, the core inference query over 100,000 files then held 35-40 MB less (520-531
-    against 563-565 MB) and ran no slower (2.58-2.70 against 2.73-3.01 s)."""
+    one), as a run's helper processes (parse, GX and chart workers) work on another: on a
+    thread fewer DuckDB holds less memory and is no slower (docs/performance.md)."""
     return max(1, usable_cores() - 1)
 
 
@@ -255,9 +254,8 @@ class Store:
 
     # Frames reach DuckDB as relations (from_arrow, insert_into), not through con.register:
     # in a transaction, every registered view stays in the catalog, holding its Arrow
-    # table, until the commit, and a run is one transaction. Measured: 2,500 inserts of 800
-    # rows grew a writer by 628 MB with register, 303 MB (its memory limit) without; on a
-    # 100,000-file archive the run grew by 8 KB a file until it committed.
+    # table, until the commit, and a run is one transaction: registered, every frame a run
+    # inserts would stay in memory until its end (docs/performance.md).
 
     def delete_files(self, tables: Iterable[Table], paths: list[str],
                      column: str = "source_file") -> None:
@@ -284,9 +282,8 @@ class Store:
         """Rows for `table` given a frame at a time, appended in one INSERT when the block
         ends. Meanwhile they wait on disk (Parquet files in the temporary folder), not in
         memory: DuckDB holds many small appends of a transaction in memory until it
-        commits, while one large INSERT writes row groups straight to the database file.
-        Measured: 245,000 rows of 64 columns appended 20,000 at a time held 107 MB of
-        DuckDB memory until the commit; read from Parquet, none. The connection may run other
+        commits, while one large INSERT writes row groups straight to the database file
+        and holds none of them (docs/performance.md). The connection may run other
         statements between frames (none of them sees these rows before the block ends)."""
         order = self._column_order(table)
         with tempfile.TemporaryDirectory(prefix="sizing-append-") as folder:
@@ -347,11 +344,10 @@ class Store:
         """What replace_all leaves, writing only the rows that differ from those stored
         (compared on every column but `compare_without`; NULL equals NULL): the stored rows
         whose `key` is gone or whose row changed are deleted, the changed and new rows
-        inserted. A bookkeeping table is mostly the same from one run to the next: a run
-        that found one new file over 100,000 rewrote 100,000 ledger rows and 90,000 context
-        rows, 0.7 s of writing and committing; comparing them costs 0.2 s. `key` must be
-        unique in `rows` and in the stored rows, and the columns flat; otherwise every row
-        is replaced. Returns the rows written."""
+        inserted. A bookkeeping table is mostly the same from one run to the next, and
+        comparing its rows costs a fraction of rewriting them all (docs/performance.md).
+        `key` must be unique in `rows` and in the stored rows, and the columns flat;
+        otherwise every row is replaced. Returns the rows written."""
         condition, params = where
         stored = self.query(f"SELECT * FROM {table.qualified} WHERE {condition}", params)
         found = _differences(rows, stored, key, compare_without)
@@ -401,8 +397,7 @@ class Store:
 
     def query(self, sql: str, params: list | None = None) -> pl.DataFrame:
         """The whole result as one frame, read from DuckDB a batch at a time: DuckDB does
-        not hold the result whole beside polars's copy of it (reading a 245,000-row core
-        table took a process 0.48 GB higher that way, 0.34 GB this way)."""
+        not hold the result whole beside polars's copy of it (docs/performance.md)."""
         reader = self.con.execute(sql, params or None).to_arrow_reader(QUERY_BATCH_ROWS)
         try:
             # an empty result from its schema: Schema.empty_table imports pandas (0.2 s)
@@ -440,8 +435,8 @@ def _differences(rows: pl.DataFrame, stored: pl.DataFrame, key: str,
     except pl.exceptions.PolarsError:
         return None
     # each row compared by a hash of its values (equal values hash equal, NULL as NULL),
-    # not joined on every column: at 100,000 ledger and 90,000 context rows the join's
-    # tables took the raw step's peak 60-90 MB higher
+    # not joined on every column: the join's tables would raise the raw step's peak with
+    # every ledger and context row (docs/performance.md)
     mine = rows.select(key, pl.Series(_ROW_HASH, rows.select(compared).hash_rows()))
     theirs = stored_rows.select(key, pl.Series(_ROW_HASH, stored_rows.hash_rows()))
     del stored_rows

@@ -128,7 +128,7 @@ def postgres_cluster():
     """One throwaway PostgreSQL server for the session (Unix socket only, trust auth);
     skips, saying where it looked, without the server binaries."""
     # imported here: psycopg2 loads only in sessions that need a server
-    from tests.postgres_cluster import PostgresCluster, find_binaries, missing_reason
+    from bench.postgres_cluster import PostgresCluster, find_binaries, missing_reason
 
     bindir = find_binaries()
     if bindir is None:

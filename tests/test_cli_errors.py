@@ -421,7 +421,7 @@ def test_a_warehouse_inside_the_raw_root_is_refused_naming_both(tmp_path, capsys
 
 
 def test_the_default_layout_keeps_the_warehouse_beside_the_raw_root(tmp_path):
-    from ingest import config
+    from runtime import config
     from store.lake import Lake
 
     config.outside_raw_root(tmp_path / "raw", tmp_path / "warehouse" / "warehouse.duckdb")

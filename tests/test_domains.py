@@ -14,13 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ingest.validate import schema_of, screen, validate
 from reports import docs
 from schemas.domains import NAMES, NUMERIC, UNITS, Domain, domain_of, number
 from schemas.invariants import SumAtMost, columns_named
 from schemas.spec import Column, Table
 from schemas.storage import STORAGE_MEASUREMENTS
 from schemas.training import TRAINING_RUNS
+from schemas.validate import schema_of, screen, validate
 from store.store import Store, connect
 from transforms.collectives.tables import build_collective_bandwidth, build_collective_sizing
 from transforms.history.tables import build_rule_changes, build_rule_history

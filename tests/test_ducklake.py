@@ -198,7 +198,7 @@ def test_derived_tables_from_the_lake_equal_those_of_the_embedded_backend(runs):
     optimal = store.query("SELECT DISTINCT optimal_concurrency, throughput_per_s FROM "
                           "sizing.inference_optimal_concurrency WHERE model = 'resnet50_trt' "
                           "AND slo_policy = 'batch' ORDER BY throughput_per_s")
-    # the four resnet50_trt sweeps of the sample (samples/inference.py)
+    # the four resnet50_trt sweeps of the sample (samples/generate.py)
     assert optimal.rows() == [(32, 3839.1), (32, 4128.1), (32, 4754.5), (32, 5112.4)]
     assert store.query("SELECT count(*) AS n FROM sizing.inference_optimal_concurrency"
                        ).item() == 40

@@ -1,5 +1,5 @@
 """Values each in their domain but impossible together are held back with the values that
-disagree (schemas/invariants.py, checked by ingest/validate.py), and so never reach a core
+disagree (schemas/invariants.py, checked by schemas/validate.py), and so never reach a core
 table or a rule; a JSON key written twice with two values is refused, naming the key."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Mutants of every sample format (tests/mutants.py): hostile numbers, deleted fields, cuts,
+"""Mutants of every sample format (bench/mutation.py): hostile numbers, deleted fields, cuts,
 wrong encodings, duplicated sections, BOMs, NUL bytes, empty files.
 
 Unit level, per format: whatever the mutant, examining it ends as loaded, rejected or
@@ -28,10 +28,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from bench import mutation as m
 from pipelines.cli import main
 from samples import generate
 from schemas.spec import quote_ident
-from tests import mutants as m
 from tests.conftest import query
 
 SEEDS = m.seeds()

@@ -7,7 +7,7 @@ from pathlib import Path
 import psycopg2
 import pytest
 
-from tests.postgres_cluster import PostgresCluster, find_binaries, missing_reason
+from bench.postgres_cluster import PostgresCluster, find_binaries, missing_reason
 
 
 def _rows(conninfo: str, statement: str, params: tuple = ()) -> list[tuple]:

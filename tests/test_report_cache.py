@@ -14,10 +14,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from ingest.spawn_pool import SpawnPool
 from reports import chart_cache, charts, drawing
 from reports.chart_cache import ChartCache, cache_path
 from reports.report import render, write_report
+from runtime.spawn_pool import SpawnPool
 from store.store import Store, connect
 from tests.test_report import build
 

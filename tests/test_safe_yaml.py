@@ -1,4 +1,4 @@
-"""ingest/safe_yaml.py: YAML people write, read within limits, one error class for all."""
+"""parsers/safe_yaml.py: YAML people write, read within limits, one error class for all."""
 
 from __future__ import annotations
 

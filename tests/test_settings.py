@@ -5,8 +5,8 @@ bare ValueError from int()."""
 import pytest
 
 from assets.resources import Warehouse
-from ingest import config
 from ingest.engine import DEFAULT_MAX_FILE_BYTES
+from runtime import config
 
 
 @pytest.mark.parametrize(("name", "text", "expected"), [

@@ -12,7 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from ingest.spawn_pool import SpawnPool
+from runtime.spawn_pool import SpawnPool
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -64,7 +64,7 @@ def test_workers_do_not_run_the_callers_script_again(tmp_path):
     script = tmp_path / "unguarded.py"
     script.write_text(textwrap.dedent(f"""
         import operator
-        from ingest.spawn_pool import SpawnPool
+        from runtime.spawn_pool import SpawnPool
         with open({str(ran)!r}, "a") as handle:
             handle.write("ran\\n")
         pool = SpawnPool(2)
@@ -95,7 +95,7 @@ def test_workers_end_when_the_run_that_started_them_is_killed(tmp_path):
     script = tmp_path / "run.py"
     script.write_text(textwrap.dedent("""
         import os, sys, time
-        from ingest.spawn_pool import SpawnPool
+        from runtime.spawn_pool import SpawnPool
         if __name__ == "__main__":
             pool = SpawnPool(2)
             busy = pool.submit(time.sleep, 3600)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest import spawn_pool
+from runtime import spawn_pool
 from samples import generate
 from store import lake, stopping
 from store.faults import FAULT_ENV, HOLD_ENV, HOLD_UNTIL_ENV, SIGNAL_ENV, step_point
@@ -72,7 +72,7 @@ def session(sid: int) -> list[str]:
 
 def ignoring_sigint(processes: list[str]) -> list[str]:
     """The parse workers among `processes` ('<pid> <cmdline>') that ignore SIGINT: set up,
-    past their start (ingest/spawn_pool.py)."""
+    past their start (runtime/spawn_pool.py)."""
     ready = []
     for process in processes:
         if "spawn_main" not in process:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ingest.engine import ingest
 from store.store import Store
-from transforms.derived import FolderUpdate
+from transforms.inference.folder_update import FolderUpdate
 from transforms.inference.measurements import build_inference_measurements
 from transforms.inference.sweep_update import update_optimal
 from transforms.inference.tables import build_optimal, policies

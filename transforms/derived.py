@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import json
 from contextlib import closing
-from dataclasses import dataclass
 from importlib import resources
 
 import polars as pl
 
-from ingest.validate import validate
-from parsers.base import RowProblem
-from parsers.model_analyzer.common import export_dir
 from schemas.ledger import INGESTION_RUNS, QUARANTINE
 from schemas.spec import Table, quote_ident
+from schemas.validate import RowProblem, validate
 from store.store import Store
 
 
@@ -23,79 +20,23 @@ def sql(name: str) -> str:
 
 # Rows of a derived table validated at a time. Its query's result is streamed, a batch at a
 # time, and the rows that pass wait on disk until they are appended in one INSERT
-# (Store.appending): a core table of a 100,000-file archive (245,000 rows) materialized in
-# DuckDB, then read into polars 100,000 rows at a time, took a process from 0.1 to 1.4 GB;
-# streamed, to 0.6 GB (and 5 s instead of 18).
+# (Store.appending): a process never holds a large core table whole, in DuckDB or in polars,
+# and streaming is faster too (docs/performance.md).
 BATCH_ROWS = 20_000
 
 
-def rebuild(store: Store, table: Table, query: str, run_id: str,
-            by_folder: FolderUpdate | None = None) -> int:
+def rebuild(store: Store, table: Table, query: str, run_id: str) -> int:
     """Replace `table` with what `transforms/sql/<query>.sql` gives now. Rows that fail the
     schema go to raw.quarantine (replacing those of the previous build); returns their
-    count. The query may return more columns than the table; they are not read.
-    `by_folder`: only these files' rows changed, so only their folders are replaced
-    (`update`), when that can be done."""
+    count. The query may return more columns than the table; they are not read."""
     text = sql(query)
     with store.transaction():
-        if by_folder is not None and _update(store, table, text, run_id, by_folder):
-            return by_folder.held_back
         _clear(store, table)
-        return _load(store, table, text, run_id, "", [])
+        return append_query(store, table, text, run_id, "", [])
 
 
-@dataclass
-class FolderUpdate:
-    """A core table brought up to date for a few changed files rather than rebuilt.
-
-    The table's rows are grouped by run folder (`run_folder`): each row depends only on the
-    raw rows of its own folder, its file's context and the reference tables (a Model
-    Analyzer export joins its GPU and checkpoint files by folder), and the caller makes sure
-    only raw rows of `files` changed. The rows of every folder those files had or have now
-    are then replaced by what the query gives for those folders: the same table as a
-    rebuild (up to row order), at the cost of those folders. After the update: the folders
-    replaced (None: the table was rebuilt whole instead) and the table's rows held back."""
-
-    files: list[str]
-    folders: list[str] | None = None
-    held_back: int = 0
-
-
-def folders_of(relpath: str) -> set[str]:
-    """The run folders a file's rows can belong to: its folder, and for a Model Analyzer
-    export's `results/` or `checkpoints/` its parent (parsers/model_analyzer/common.py)."""
-    return {relpath.rsplit("/", 1)[0] if "/" in relpath else "", export_dir(relpath)}
-
-
-def _update(store: Store, table: Table, text: str, run_id: str, by: FolderUpdate) -> bool:
-    """False when the table must be rebuilt whole instead (a row without a run folder
-    cannot be told apart)."""
-    store.ensure([table])
-    found = {f for path in by.files for f in folders_of(path)}
-    for folder, in store.con.execute(  # where the files' rows were (a file may have moved)
-            f"SELECT DISTINCT run_folder FROM {table.qualified} "
-            "WHERE source_file IN (SELECT unnest($1))", [by.files]).fetchall():
-        if folder is None:
-            return False
-        found.add(folder)
-    folders = sorted(found)
-    in_folders = "run_folder IN (SELECT unnest($1))"
-    # the held-back rows of these folders go too: they are validated again below
-    store.con.execute(
-        f"DELETE FROM {QUARANTINE.qualified} WHERE target_table = $2 AND (source_file IN "
-        "(SELECT unnest($3)) OR json_extract_string(row_values, '$.run_folder') IN "
-        "(SELECT unnest($1)))", [folders, table.key, by.files])
-    store.con.execute(f"DELETE FROM {table.qualified} WHERE {in_folders}", [folders])
-    _load(store, table, text, run_id, f"WHERE {in_folders}", [folders])
-    by.folders = folders
-    # all the table's held-back rows, as a rebuild counts them
-    by.held_back = store.query(f"SELECT count(*) AS n FROM {QUARANTINE.qualified} "
-                               "WHERE target_table = ?", [table.key])["n"][0]
-    return True
-
-
-def _load(store: Store, table: Table, text: str, run_id: str, where: str,
-          params: list) -> int:
+def append_query(store: Store, table: Table, text: str, run_id: str, where: str,
+                 params: list) -> int:
     """Append what the query gives (`where` it holds), validated a batch at a time; rows
     that fail go to raw.quarantine. Returns their count."""
     given = set(store.columns_of(text))

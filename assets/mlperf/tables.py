@@ -9,6 +9,7 @@ from assets.metadata import described, table_description
 from assets.resources import Warehouse
 from assets.row_checks import rows_check
 from assets.versions import MLPERF
+from schemas.domains import MAX_EFFICIENCY
 from schemas.ledger import INGESTED_FILES
 from schemas.mlperf import MLPERF_SYSTEMS
 from schemas.mlperf_inference import MLPERF_INFERENCE_RUNS
@@ -29,7 +30,6 @@ CHECK_PER_ACCELERATOR_DIVISOR = "value_per_accelerator_has_accelerators"
 CHECK_FOLDER_DISAGREEMENTS = "folder_disagreements"
 CHECK_PLAUSIBLE_EFFICIENCY = "scaling_efficiency_plausible"
 CHECK_SCORES_HAVE_RUNS = "scores_have_required_runs"
-MAX_EFFICIENCY = 1.05
 
 INFERENCE_KEY = key(MLPERF_INFERENCE_RESULTS)
 TRAINING_KEY = key(MLPERF_TRAINING_RESULTS_CORE)

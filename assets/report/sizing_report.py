@@ -12,10 +12,10 @@ from assets.keys import table_key as key
 from assets.metadata import described
 from assets.resources import Warehouse
 from assets.versions import REPORT
-from ingest import config
 from ingest.ledger import mark_derived_complete
 from reports.checks import CheckOutcome
 from reports.paths import report_path
+from runtime import config
 from schemas.collectives import TABLES as COLLECTIVE_TABLES
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.history import RULE_CHANGES, RULE_HISTORY

@@ -2,8 +2,8 @@
 
 core.storage_measurements: every bandwidth must be what its own bytes and run time give
 (a unit slip in a parser shows up here), and every row should name its storage system.
-The storage sizing tables: Great Expectations suites of their business rules, run like
-those of assets/sizing_checks.py.
+The storage sizing tables: Great Expectations suites of their business rules
+(transforms/storage/suites.py), run like the inference ones (assets/inference/checks.py).
 """
 
 

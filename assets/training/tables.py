@@ -10,6 +10,7 @@ from assets.resources import Warehouse
 from assets.row_checks import rows_check
 from assets.versions import TRAINING
 from schemas.context import FILE_CONTEXT
+from schemas.domains import MAX_EFFICIENCY
 from schemas.ledger import INGESTED_FILES
 from schemas.tf_cnn import (
     TF_CNN_BENCHMARK_METRICS,
@@ -24,7 +25,6 @@ CHECK_FAILURES_EXPLAINED = "failed_runs_explained"
 CHECK_THERMAL_DRIFT = "no_thermal_drift"
 CHECK_PLAUSIBLE_EFFICIENCY = "scaling_efficiency_plausible"
 MAX_DRIFT_PCT = 10.0
-MAX_EFFICIENCY = 1.05
 
 # the ledger too: rows of files gone from disk are left out (assets/derived.py)
 _INPUTS = (TF_CNN_RUNS, TF_CNN_STEPS, TF_CNN_BENCHMARK_RUNS, TF_CNN_BENCHMARK_METRICS,

@@ -39,7 +39,8 @@ from parsers.csv_frames import (
     whole_expr,
 )
 from parsers.numbers import NumberError, parse_float, parse_int, truncated, whole
-from parsers.units import (
+from schemas.elbencho import ELBENCHO_RESULTS
+from schemas.units import (
     BINARY_PREFIX_BASE,
     H_TO_S,
     MB_TO_BYTES,
@@ -50,7 +51,6 @@ from parsers.units import (
     S_TO_MS,
     S_TO_US,
 )
-from schemas.elbencho import ELBENCHO_RESULTS
 
 _HEADER = re.compile(r"(?m)^OPERATION\s+RESULT TYPE\s+FIRST DONE\s+LAST DONE\s*$")
 _LINE = re.compile(r"^(?P<phase>[^\s:]+)?[ \t]+(?P<label>\S[^:]*?)\s*:\s*(?P<rest>.*)$")

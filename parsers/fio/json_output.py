@@ -23,9 +23,9 @@ from parsers.fio.rows import (
     rows,
 )
 from parsers.numbers import parse_float, to_float, to_int, whole
-from parsers.units import KIB_TO_BYTES, S_TO_MS, US_TO_NS
 from schemas.fio import FIO_JOBS
 from schemas.spec import Table
+from schemas.units import KIB_TO_BYTES, S_TO_MS, US_TO_NS
 
 _VERSION_KEY = re.compile(r'"fio version"\s*:')
 _FIO_VERSION = re.compile(r"fio-(\d+)\.(\d+)")

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from parsers.numbers import INT64_MAX, INT64_MIN, MAX_DIGITS, NumberError, parse_int
-from parsers.units import (
+from schemas.units import (
     BINARY_PREFIX_BASE,
     D_TO_S,
     DECIMAL_PREFIX_BASE,

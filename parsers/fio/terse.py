@@ -30,9 +30,9 @@ from parsers.fio.rows import (
     rows,
 )
 from parsers.numbers import parse_float, whole
-from parsers.units import KIB_TO_BYTES, S_TO_MS
 from schemas.fio import FIO_JOBS
 from schemas.spec import Table
+from schemas.units import KIB_TO_BYTES, S_TO_MS
 
 _VERSIONED = re.compile(r"^[345];fio-\d")  # v3+ name fio's version: a strong claim
 _V2 = re.compile(r"^2;[^;]*;\d+;-?\d+;")

@@ -26,9 +26,9 @@ from parsers.fio.rows import (
     rows,
 )
 from parsers.numbers import NumberError, parse_float, parse_int, rounded
-from parsers.units import S_TO_MS
 from schemas.fio import FIO_JOBS
 from schemas.spec import Table
+from schemas.units import S_TO_MS
 
 _RESULT = re.compile(r"(?m)^[^`\n]*: \(groupid=\d+, jobs=\d+\): err=\s*-?\d+.*: pid=\d+")
 _STARTED = re.compile(r"(?m)^[^`\n]*: \(g=\d+\): rw=\w+, bs=")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from parsers.numbers import parse_float, parse_int, truncated
-from parsers.units import (
+from schemas.units import (
     BILLIONS,
     BINARY_PREFIX_BASE,
     BYTE_TO_BITS,

@@ -18,8 +18,8 @@ from typing import TypeVar
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, number
 from parsers.numbers import NumberError, parse_float, parse_int, whole
-from parsers.units import BINARY_PREFIX_BASE, GIB_TO_BYTES, KIB_TO_BYTES
 from schemas.gdsio import GDSIO_RESULTS
+from schemas.units import BINARY_PREFIX_BASE, GIB_TO_BYTES, KIB_TO_BYTES
 
 T = TypeVar("T")
 

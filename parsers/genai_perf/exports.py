@@ -25,7 +25,6 @@ from parsers.numbers import (
     to_float,
     whole,
 )
-from parsers.units import MS_TO_NS, MS_TO_S, MS_TO_US
 from schemas.genai_perf import (
     DISTRIBUTIONS,
     GENAI_PERF,
@@ -35,6 +34,7 @@ from schemas.genai_perf import (
     stat_column,
 )
 from schemas.spec import Table
+from schemas.units import MS_TO_NS, MS_TO_S, MS_TO_US
 
 # A time in the unit divided by this is in ms (division, as the exports were always read).
 _PER_MS = {"ns": MS_TO_NS, "us": MS_TO_US, "µs": MS_TO_US, "ms": 1.0, "s": MS_TO_S,

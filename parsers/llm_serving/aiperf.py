@@ -32,9 +32,9 @@ from parsers.llm_serving.common import (
     text,
 )
 from parsers.numbers import NumberError, shown, to_float, to_int, whole
-from parsers.units import NS_TO_MS, S_TO_MS, US_TO_MS
 from schemas.llm_serving import TABLES
 from schemas.spec import Table
+from schemas.units import NS_TO_MS, S_TO_MS, US_TO_MS
 
 # A time in the unit times this is in ms.
 _TO_MS = {"ms": 1.0, "sec": S_TO_MS, "s": S_TO_MS, "us": US_TO_MS, "µs": US_TO_MS,

@@ -30,9 +30,9 @@ from parsers.llm_serving.common import (
     text,
 )
 from parsers.numbers import NumberError, parse_int, to_float, to_int
-from parsers.units import S_TO_MS
 from schemas.llm_serving import TABLES
 from schemas.spec import Table
+from schemas.units import S_TO_MS
 
 _STAT = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|latency)_ms$")
 _METRIC_TOKENS = ('_ttft_ms"', '_tpot_ms"', '_itl_ms"', '_e2el_ms"', '"request_throughput"')

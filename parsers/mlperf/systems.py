@@ -14,9 +14,9 @@ import re
 from parsers.base import FormatError, LabelConflict, Parsed, SourceFile, frame
 from parsers.mlperf.paths import submission_path
 from parsers.numbers import MISSING, NumberError, is_number, loads, parse_float, shown, whole
-from parsers.units import BYTE_UNITS
 from schemas.domains import PARALLEL
 from schemas.mlperf import MLPERF_SYSTEMS
+from schemas.units import BYTE_UNITS
 
 TABLE = MLPERF_SYSTEMS.key
 _SNIFF_BYTES = 64 * 1024

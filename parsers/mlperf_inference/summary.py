@@ -22,9 +22,9 @@ from parsers.mlperf.paths import SubmissionPath, submission_path
 from parsers.mlperf_inference.benchmarks import normalise_benchmark
 from parsers.mlperf_inference.round_rules import rules_of, scenario_of, token_check
 from parsers.numbers import NumberError, parse_float, parse_int, shown
-from parsers.units import MS_TO_NS
 from schemas.mlperf_inference import MLPERF_INFERENCE_RUNS, PERCENTILES, SCENARIOS
 from schemas.mlperf_rounds.inference import HEADLINES, InferenceRules, token_headline
+from schemas.units import MS_TO_NS
 
 TABLE = MLPERF_INFERENCE_RUNS.key
 RULE = "=" * 48

@@ -22,8 +22,8 @@ from parsers.mlperf_storage.results import (
     checkpoint_like,
     model_from_phase_folder,
 )
-from parsers.units import GIB_TO_BYTES
 from schemas.mlperf_storage import MLPERF_STORAGE_CHECKPOINTS
+from schemas.units import GIB_TO_BYTES
 
 _PHASES = ("save", "load")
 

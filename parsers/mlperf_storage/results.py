@@ -18,12 +18,12 @@ import statistics
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, number
 from parsers.mlperf_storage.hydra import KNOWN_MODELS
 from parsers.numbers import as_float, is_number, loads, parse_int, to_float, to_int
-from parsers.units import MIB_TO_BYTES
 from schemas.mlperf_storage import (
     MLPERF_STORAGE_EPOCHS,
     MLPERF_STORAGE_REPORT_RUNS,
     MLPERF_STORAGE_RESULTS,
 )
+from schemas.units import MIB_TO_BYTES
 
 _MODELS = KNOWN_MODELS  # DLIO training workloads of MLPerf Storage
 # v2.0 on: <system>/training/<model>/run/<timestamp>/ (and .../datagen/...); the folder

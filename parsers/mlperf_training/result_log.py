@@ -33,8 +33,8 @@ from parsers.numbers import (
     to_float,
     whole,
 )
-from parsers.units import MIN_TO_S, S_TO_MS
 from schemas.mlperf_training import MLPERF_TRAINING_RESULTS
+from schemas.units import MIN_TO_S, S_TO_MS
 
 TOKEN = ":::MLLOG "
 _SYSJSON = re.compile(r"^\s*(?:\d+:\s*)?:::SYSJSON (.*)$")  # not a `+ echo ':::SYSJSON` trace

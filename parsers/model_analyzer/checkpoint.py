@@ -17,7 +17,6 @@ from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame, who
 from parsers.gpu_names import gpu_label
 from parsers.model_analyzer.common import TAG_COLUMNS, export_dir
 from parsers.numbers import is_number, loads, to_float, to_int
-from parsers.units import MB_TO_BYTES
 from schemas.model_analyzer_checkpoint import (
     MODEL_ANALYZER_CHECKPOINT,
     MODEL_ANALYZER_CHECKPOINT_GPUS,
@@ -25,6 +24,7 @@ from schemas.model_analyzer_checkpoint import (
     TABLES,
 )
 from schemas.spec import Table
+from schemas.units import MB_TO_BYTES
 
 RESULTS = "ResultManager.results"
 SERVER_ONLY = "ResultManager.server_only_data"

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame
 from parsers.nccl_tests import lines as ln
 from parsers.numbers import NumberError, parse_float, parse_int, whole_number
-from parsers.units import GB_PER_S_TO_BYTES_PER_S
 from schemas.nccl_tests import NCCL_TESTS_RESULTS, NCCL_TESTS_RUNS
+from schemas.units import GB_PER_S_TO_BYTES_PER_S
 
 _SNIFF_BYTES = 1 << 20
 _DOC_SUFFIXES = (".md", ".rst")  # documentation by the project's rule (parsers/non_results)

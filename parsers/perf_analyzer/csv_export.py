@@ -28,8 +28,8 @@ from parsers.csv_frames import (
     table_rows,
     whole_expr,
 )
-from parsers.units import BYTES_TO_MB, US_TO_MS
 from schemas.perf_analyzer import PERF_ANALYZER
+from schemas.units import BYTES_TO_MB, US_TO_MS
 
 US = US_TO_MS  # perf_analyzer writes integer microseconds
 

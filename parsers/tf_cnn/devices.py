@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from parsers.numbers import NumberError, parse_float, parse_int
 from parsers.tf_cnn.lines import Line
-from parsers.units import BYTE_UNITS
+from schemas.units import BYTE_UNITS
 
 # Every TF version names the devices it creates:
 #   "... -> physical GPU (device: 0, name: A100-SXM4-40GB, pci bus id: ...)"   (TF >= 1.4)

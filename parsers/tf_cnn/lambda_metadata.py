@@ -13,9 +13,9 @@ import re
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame
 from parsers.numbers import parse_float
-from parsers.units import GIB_TO_BYTES
 from schemas.spec import Table
 from schemas.tf_cnn import TF_CNN_HOST_METADATA
+from schemas.units import GIB_TO_BYTES
 
 _LINE = re.compile(r"^(?P<key>[A-Za-z][\w ]*?)\t(?P<value>.*)$")
 _GPU = re.compile(r"^GPU \d+$")

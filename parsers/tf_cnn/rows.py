@@ -20,8 +20,8 @@ from parsers.tf_cnn.header import header_values
 from parsers.tf_cnn.lines import Line, StepValues, finite, step_values
 from parsers.tf_cnn.runs import Block, Run, split_runs
 from parsers.tf_cnn.topology import topology
-from parsers.units import FRACTION_TO_PCT
 from schemas.tf_cnn import TF_CNN_RUNS, TF_CNN_STEPS
+from schemas.units import FRACTION_TO_PCT
 
 
 @dataclass

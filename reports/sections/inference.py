@@ -45,8 +45,8 @@ def sweep_name(row: dict) -> str:
 
 
 def _sweep_names(frame: pl.DataFrame) -> pl.Expr:
-    """`sweep_name` of each row of `frame`, in polars: a Python call per row cost 1.2 s for
-    the 245,000 levels of a 100,000-file archive."""
+    """`sweep_name` of each row of `frame`, in polars: a Python call per row would cost
+    seconds over a large archive's levels."""
     return pl.concat_str(_label(frame, "config_variant", "(no variant)"), pl.lit(" · batch "),
                          _label(frame, "batch_size"), pl.lit(" · "),
                          _label(frame, "system", "(no system)")).alias("sweep")
@@ -148,8 +148,8 @@ def _points_of(store: Store, measured: str, pairs: set[tuple]) -> pl.DataFrame:
 def _levels(points: pl.DataFrame) -> pl.DataFrame:
     """Each concurrency level of each sweep: the median of its repeats, in sweep order and
     named. Most levels are measured once, and one value is its own median (NaN and
-    infinities too): grouping only the repeated levels saves 1.5 s of medians over the
-    245,000 levels of a 100,000-file archive."""
+    infinities too): grouping only the repeated levels saves most of the medians' cost
+    (docs/performance.md)."""
     keys = [*SWEEP, "concurrency"]
     measured = points.drop_nulls(LEVEL_NEEDS)
     repeated = measured.select(keys).is_duplicated()

@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as hypothesis_seed
 from polars.testing import assert_frame_equal
 
+from bench import mutation as m
 from parsers import csv_frames
 from parsers.base import FormatError, SourceFile
 from parsers.elbencho.results import ElbenchoCsv
 from parsers.model_analyzer.csv_export import ModelAnalyzerCsv
 from parsers.perf_analyzer.csv_export import PerfAnalyzerCsv
-from tests import mutants as m
 from tests.conftest import CORPUS, PROJECT
 
 PARSERS = {p.format: p for p in (ModelAnalyzerCsv(), PerfAnalyzerCsv(), ElbenchoCsv())}

@@ -8,12 +8,12 @@ import json
 import polars as pl
 import pytest
 
-from ingest.validate import validate
 from parsers.fio.json_output import FioJson
 from parsers.fio.terse import FioTerse
 from parsers.fio.text import FioText
 from parsers.registry import PARSERS
 from schemas.fio import FIO_JOBS
+from schemas.validate import validate
 from tests.conftest import CORPUS, corpus_file, text_file
 
 READERS = {"json": FioJson(), "terse": FioTerse(), "normal": FioText()}

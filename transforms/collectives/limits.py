@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from parsers.units import GBIT_TO_BYTES
 from schemas.collectives import COLLECTIVE_BANDWIDTH
+from schemas.units import GBIT_TO_BYTES
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ from typing import Any
 
 import polars as pl
 
-from ingest.validate import validate
 from schemas.context import FILE_CONTEXT
 from schemas.history import RULE_HISTORY
 from schemas.ledger import INGESTION_RUNS
+from schemas.validate import validate
 from store.store import Store
 from transforms.history.families import CV, FAMILIES, SAMPLES, SOURCES, Family
 from transforms.history.harness import HARNESS, harness_of_files
@@ -58,8 +58,8 @@ def record_history(store: Store, run_id: str, changed: Collection[str] | None = 
     transaction; returns the rows appended. Rows failing the table's schema (they cannot:
     every value comes from a validated sizing table) fail the whole record. `changed`: the
     tables this run changed, when known; a family none of whose tables (nor the context)
-    changed holds the values last recorded, and is not read again (at 100,000 files the
-    families of a run that added one inference file are a third of the rules)."""
+    changed holds the values last recorded, and is not read again: a run that adds a few
+    files changes the families of their domains only."""
     with store.transaction():
         store.ensure([RULE_HISTORY])
         run, recorded_at = ingest_run(store, run_id)
@@ -131,8 +131,8 @@ def _long(family: Family, rows: pl.DataFrame, evidence: pl.DataFrame) -> pl.Data
 
 def _rule_keys(rows: pl.DataFrame, keys: tuple[str, ...]) -> pl.Series:
     """Each row's key as json.dumps({key: value}, sort_keys=True, default=str) writes it:
-    '{"a": 1, "b": "x"}', keys in order, each value as JSON alone (a call per row took
-    most of the time left)."""
+    '{"a": 1, "b": "x"}', keys in order, each value as JSON alone, in polars expressions
+    (a Python call per row would cost more than the rest of the record)."""
     parts: list[pl.Expr] = []
     for i, key in enumerate(sorted(keys)):
         # what the encoder itself calls for a str (ensure_ascii), without its set-up
@@ -178,7 +178,7 @@ def _evidence(store: Store, lists: pl.Series) -> pl.DataFrame:
     once, their context as JSON (field -> its distinct values, sorted) and their dates
     (sorted, ';'-separated); null where there is none."""
     # the files of a list by the list's number: a list can name thousands of files, and
-    # its text on each of their rows took seconds to hash
+    # its text repeated on each of their rows would be hashed once per row
     numbered = pl.DataFrame({_LIST: lists}).with_row_index("_list")
     cited = (numbered.select("_list", pl.col(_LIST).str.split(";").alias("file"))
              .explode("file").filter(pl.col("file").str.len_chars() > 0)
@@ -217,8 +217,8 @@ def _file_contexts(store: Store, files: pl.Series) -> tuple[pl.DataFrame, list[d
     beside. Files with
     the same context share an index: most files of a warehouse have one of a few."""
     columns = ", ".join((*_CONTEXT_FIELDS, "run_date", "tags"))
-    # the whole table filtered here: measured on 90,000 files, 0.11 s, against 0.29 s for
-    # DuckDB filtering it by a bound list of the 45,000 files
+    # the whole table filtered here, in polars: faster than DuckDB filtering it by a bound
+    # list of tens of thousands of files (docs/performance.md)
     found = store.query(f"SELECT source_file AS file, {columns} FROM {FILE_CONTEXT.qualified}"
                         ).filter(pl.col("file").is_in(files.implode()))
     # a file has one context row; were there two, the last read wins, as it always did

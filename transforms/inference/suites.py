@@ -1,7 +1,7 @@
 """Great Expectations suites of the inference sizing tables: what their numbers must mean.
 
 Each suite reads its table and returns it with the expectations it must meet. No Dagster
-here: the suites run in the GX worker process (assets/gx_worker.py).
+here: the suites run in the GX worker process (transforms/quality/gx_worker.py).
 """
 
 from __future__ import annotations

@@ -3,12 +3,12 @@ files, rather than rebuilt.
 
 A row of the table depends only on the measurements of its sweep (SWEEP: model, variant,
 batch size, GPU, system), the SLO policies and the knee fraction. When only the rows of a few
-run folders of core.inference_measurements changed (a FolderUpdate: transforms/derived.py),
-the sweeps with a measurement in those folders now, or with a source file there before, are
-derived again from all their measurements and replace their rows (and their held-back rows
-in raw.quarantine); every other sweep keeps its rows. The table ends as a rebuild would
-leave it (up to row order). At 100,000 files a rebuild reads 245,000 measurements: 1.4 s of
-a run that added one file.
+run folders of core.inference_measurements changed (a FolderUpdate:
+transforms/inference/folder_update.py), the sweeps with a measurement in those folders now,
+or with a source file there before, are derived again from all their measurements and
+replace their rows (and their held-back rows in raw.quarantine); every other sweep keeps its
+rows. The table ends as a rebuild would leave it (up to row order), at the cost of the
+sweeps touched rather than of every measurement in the warehouse (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import polars as pl
 from schemas.ledger import QUARANTINE
 from schemas.sizing import INFERENCE_OPTIMAL_CONCURRENCY
 from store.store import Store, one_of
-from transforms.derived import FolderUpdate, append_validated, folders_of, sql, to_frame
+from transforms.derived import append_validated, sql, to_frame
+from transforms.inference.folder_update import FolderUpdate, folders_of
 from transforms.inference.optimal import SWEEP, Slo, optimal_table
 
 TABLE = INFERENCE_OPTIMAL_CONCURRENCY

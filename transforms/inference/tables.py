@@ -16,7 +16,8 @@ from schemas.sizing import (
 )
 from schemas.spec import Table
 from store.store import Store
-from transforms.derived import FolderUpdate, replace_validated, sql, to_frame
+from transforms.derived import replace_validated, sql, to_frame
+from transforms.inference.folder_update import FolderUpdate
 from transforms.inference.memory import memory_per_model, memory_rule
 from transforms.inference.optimal import NO_LIMIT, SWEEP, Slo, optimal_table
 from transforms.inference.planner import Demand, Plan, Scenario, plan
@@ -30,8 +31,8 @@ def measurements(store: Store) -> pl.DataFrame:
 def memory_points(store: Store) -> pl.DataFrame:
     """The measurements memory_per_model can pick from (batch 1 with a GPU memory, at the
     lowest concurrency of each model and GPU), in the order of `measurements`, which breaks
-    its ties. Narrowed in DuckDB: at 100,000 files the rule read 245,000 measurements into
-    polars to use 21,670."""
+    its ties. Narrowed in DuckDB: polars receives only the rows the rule uses, a small
+    share of the measurements (docs/performance.md)."""
     return store.query(
         f"SELECT * FROM ({sql('sizing_measurements')}) WHERE coalesce(batch_size, 1) = 1 AND "
         "gpu_memory_mb IS NOT NULL AND concurrency IS NOT NULL QUALIFY concurrency = "
@@ -79,8 +80,8 @@ def build_optimal(store: Store, knee_fraction: float, by: FolderUpdate | None = 
 
 
 # A rebuild derives the sweeps a share at a time (a row depends only on its own sweep's
-# measurements): at 100,000 files the 245,000 measurements read whole, and their rows as
-# dicts, took the run's process from 480 to 740 MB.
+# measurements), so the run's process never holds every measurement, and their rows as
+# dicts, at once (docs/performance.md).
 MEASUREMENTS_PER_SHARE = 25_000
 
 

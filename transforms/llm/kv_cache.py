@@ -29,11 +29,11 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from parsers.units import GB_TO_BYTES  # decimal, as gpus.csv and run.yaml write memory
 from schemas.context import REFERENCE_GPUS
 from schemas.kv_cache import KV_CACHE_CAPACITY, REFERENCE_LLM_MODELS
 from schemas.ledger import INGESTED_FILES
 from schemas.llm import LLM_SERVING_OPTIMAL, LLM_SERVING_RUNS
+from schemas.units import GB_TO_BYTES  # decimal, as gpus.csv and run.yaml write memory
 from store.store import Store
 from transforms.derived import replace_validated, to_frame
 

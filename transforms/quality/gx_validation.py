@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from reports.markdown import markdown
+from common.markdown import markdown
 
 ROWS_SHOWN = 10
 

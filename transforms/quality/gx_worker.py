@@ -37,19 +37,19 @@ if TYPE_CHECKING:  # the worker process never imports DuckDB (about 30 MB)
 
 REPLY_TIMEOUT_S = 600.0  # each suite takes a fraction of a second at 10,000 files
 RELEASE_WAIT_S = 5.0  # for a released worker to stop before it is killed
-# When a run starts the worker. Its start-up (importing GX: about 2.3 s of one core)
-# overlaps the run's own work on the other core, but competes with parsing for the cores:
+# When a run starts the worker. Its start-up (importing GX: seconds of one core) overlaps
+# the run's own work on the other core, but competes with parsing for the cores
+# (the figures behind each choice: docs/performance.md):
 # - over a large root (EARLY_BELOW_FILES or more listed), when the first sizing table is
 #   rebuilt (`defer`, then `start_deferred`): the end of the raw step (ledger and context
-#   compared and written) took the run's process from about 465 to 800-900 MB at 100,000
-#   files, the core inference table's build to 707 MB, and the worker's 290 MB beside
-#   either made the run's peak (993 MB); from the first sizing step to the first suite
-#   that needs the worker, about 5 s, longer than its start-up;
-# - under that, as soon as the raw step knows rows changed, its parsing done (one new file
-#   over 10,000 files: 6.05 s against 6.55 s once the raw step was done, three runs each);
+#   compared and written) and the core inference table's build are the run's largest
+#   moments, and the worker beside either would make the run's peak; from the first sizing
+#   step to the first suite that needs the worker takes longer than its start-up;
+# - under that, as soon as the raw step knows rows changed, its parsing done: started
+#   then, the worker is ready sooner than if started once the raw step is done;
 # - and under that, when `sizing ingest` found no more than AHEAD_UP_TO_FILES entries
-#   differing from the ledger, before the run starts (before Dagster is imported): the
-#   first suite of one new file over 10,000 files had waited 0.44 s for the worker.
+#   differing from the ledger, before the run starts (before Dagster is imported), so the
+#   first suite need not wait for the worker.
 EARLY_BELOW_FILES = 50_000
 AHEAD_UP_TO_FILES = 100
 

@@ -1,6 +1,6 @@
 """Great Expectations suites of the storage sizing tables: what their numbers must mean.
 
-No Dagster here: the suites run in the GX worker process (assets/gx_worker.py).
+No Dagster here: the suites run in the GX worker process (transforms/quality/gx_worker.py).
 """
 
 from __future__ import annotations

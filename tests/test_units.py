@@ -1,8 +1,8 @@
-"""parsers.units: each factor declared once, named X_TO_Y (value in X times it is in Y)."""
+"""schemas.units: each factor declared once, named X_TO_Y (value in X times it is in Y)."""
 
 from __future__ import annotations
 
-from parsers import units
+from schemas import units
 
 
 def test_sizes():

@@ -1,4 +1,5 @@
-"""A throwaway PostgreSQL server for the DuckLake and Dagster-on-PostgreSQL tests.
+"""A throwaway PostgreSQL server for the DuckLake and Dagster-on-PostgreSQL tests and for
+`make bench-lake`.
 
 It listens only on a Unix socket in its own temporary folder, trusts every local client and
 is gone (server stopped, folder removed) when `stop()` runs or, at the latest, at exit.

@@ -1,5 +1,6 @@
-"""The one units table: every conversion factor the parsers use, declared once, named after
-what it converts.
+"""The one units table: every conversion factor the project uses, declared once, named after
+what it converts. Parsers convert at parse time; a sizing rule that reads a size as tools
+quote it (a link in Gb/s, GPU memory in decimal GB) converts with the same factors.
 
 Every factor is a multiplier: `value_in_X * X_TO_Y` is the value in Y. Dividing by it
 converts the other way, and parsers divide where exactness matters: 120002 ms / S_TO_MS is

@@ -1,4 +1,6 @@
-"""Mutants of valid benchmark files, drawn by hypothesis so they shrink and replay.
+"""Mutants of valid benchmark files, drawn by hypothesis so they shrink and replay: the
+property tests (tests/test_mutants.py) and the mutant figures (bench/mutants.py) draw them
+here.
 
 `seeds()` is one valid file per format: the sample raw root of `samples.generate`, the
 reference files committed under raw/reference, and small synthetic files for the formats the

@@ -4,16 +4,16 @@ The run's own process holds DuckDB and Dagster threads, so its workers are spawn
 forked. CPython 3.11's ProcessPoolExecutor starts a spawned worker inside `submit`; when
 another worker dies at that moment, the pool stops the workers it knew, not the one being
 started. That worker lives on, blocked writing a result no one reads, and the interpreter
-waits for it at exit: two CI runs hung that way after their last test. `stop` therefore
-ends every worker the pool ever started itself.
+waits for it at exit, for ever. `stop` therefore ends every worker the pool ever started
+itself.
 
 A spawned child also runs the parent's `__main__` again before its first task, as
 multiprocessing does for any spawned process (so that objects defined there can be
-unpickled): `sizing ingest` is `pipelines.cli`, whose imports cost each worker 0.27 s and
-13 MB it never uses, and a caller's script without an `if __name__ == "__main__"` guard
-would start its whole work again in every worker (multiprocessing then refuses, and the
-pool breaks). The pool's tasks are module-level functions of this project, never defined
-in `__main__`, so its workers start without it.
+unpickled): `sizing ingest` is `pipelines.cli`, whose imports would cost each worker time
+and memory it never uses (docs/performance.md), and a caller's script without an
+`if __name__ == "__main__"` guard would start its whole work again in every worker
+(multiprocessing then refuses, and the pool breaks). The pool's tasks are module-level
+functions of this project, never defined in `__main__`, so its workers start without it.
 
 A run stopped politely (SIGINT, SIGTERM: store/stopping.py) ends its workers at once,
 whatever they were doing: `stop` kills them without waiting, and `stop_every_pool` stops

@@ -15,17 +15,30 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import polars as pl
 
-from parsers.base import RowProblem
 from schemas.checks import Check
 from schemas.invariants import columns_named
 from schemas.spec import Table
 
 if TYPE_CHECKING:  # imported where rows need pandera: it costs half a second
     import pandera.polars as pa
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    """One row held back while the rest of the file loads: a parser's, or
+    validation's (the reason names the column and the value)."""
+
+    location: str  # "line 12", a JSON path
+    reason: str
+    table: str | None = None
+    row_values: str | None = None
+    source_file: str | None = None  # set when rows of several files are validated together
+
 
 _SCHEMAS: dict[str, pa.DataFrameSchema] = {}
 _SHOWN_CHARS = 40  # of a value too long to quote whole (a 5,000-digit number)
