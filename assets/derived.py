@@ -180,5 +180,5 @@ def _kept(context: dg.AssetExecutionContext, store: Store, tables: Sequence[Tabl
 def leave_out_missing(store: Store, table: Table) -> None:
     """Delete the rows of files no longer under the raw root from a core table (their raw
     rows stay, marked missing in the ledger, until purged)."""
-    store.con.execute(f"DELETE FROM {table.qualified} WHERE source_file IN (SELECT path FROM "
-                      f"{INGESTED_FILES.qualified} WHERE status = 'missing')")
+    store.delete(table, f"source_file IN (SELECT path FROM {INGESTED_FILES.qualified} "
+                 "WHERE status = 'missing')")

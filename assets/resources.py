@@ -1,7 +1,7 @@
-"""The warehouse resource: where raw files are read from and the DuckDB file written to."""
+"""The warehouse resource: where raw files are read from and the warehouse written to."""
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import dagster as dg
@@ -13,13 +13,11 @@ from ingest.scope import Scope
 from runtime import config
 from runtime.spawn_pool import stop_every_pool
 from schemas.ledger import INGESTION_RUNS
-from store import faults, lake, stopping
-from store.lake import Lake
-from store.lake_run import LakeRun
+from store import faults, stopping
+from store.location import RunWriter, WarehouseLocation, written
 from store.lock import DEFAULT_WAIT_S
-from store.publish import Publication, staged
 from store.resident import holds_more_than
-from store.store import Store, connect
+from store.store import Store
 from transforms import freshness
 from transforms.inference.optimal import DEFAULT_KNEE_FRACTION
 from transforms.quality.gx_worker import WORKER as GX_WORKER
@@ -48,7 +46,8 @@ class Warehouse(dg.ConfigurableResource):
     keep_missing: bool = False  # keep rows of files gone from disk in core and sizing tables
     # In a run, every step writes to one staging copy, published once when the run ends
     # (teardown): readers see the whole previous warehouse or the whole new one.
-    _run: Publication | LakeRun | None = PrivateAttr(default=None)
+    _run: RunWriter | None = PrivateAttr(default=None)
+    _location: WarehouseLocation | None = PrivateAttr(default=None)  # `path`, parsed once
     _in_run: bool = PrivateAttr(default=False)
     _run_id: str | None = PrivateAttr(default=None)
     _listing: list[FoundFile] | None = PrivateAttr(default=None)
@@ -75,13 +74,15 @@ class Warehouse(dg.ConfigurableResource):
         found, self._listing = self._listing, None
         return found
 
-    def location(self) -> Path | Lake:
-        return config.warehouse_location(self.path)
+    def location(self) -> WarehouseLocation:
+        if self._location is None:
+            self._location = config.warehouse_location(self.path)
+        return self._location
 
     def file(self) -> Path:
         """The DuckDB file; for a lake, the default file's place, whose folder holds the
         report (reports/paths.py)."""
-        return config.local_path(self.location())
+        return self.location().local_path
 
     def scope(self) -> Scope:
         return Scope(tuple(config.partitions(self.partitions)))
@@ -112,19 +113,18 @@ class Warehouse(dg.ConfigurableResource):
         if stopped is not None:
             stop_every_pool()
             GX_WORKER.release()
-        if isinstance(self._run, LakeRun):
-            lake_run, self._run = self._run, None
-            try:
-                if stopped is not None and lake_run.store is not None:
-                    _mark_not_rebuilt_stale(lake_run.store, self._run_id or "", stopped)
-            finally:
-                lake_run.close()
-        if self._run is not None:
-            run, self._run = self._run, None
+        if self._run is None:
+            return
+        run, self._run = self._run, None
+        try:
+            if stopped is not None and run.store is not None \
+                    and not self.location().publishes_whole_runs:
+                _mark_not_rebuilt_stale(run.store, self._run_id or "", stopped)
+        finally:
             outcome = run.close(publish=stopped is None)
-            if outcome is not None and outcome.beside and context.log:
-                context.log.warning(f"not published over {self.file()}: {outcome.beside}; "
-                                    f"this run's warehouse is {outcome.published}")
+        if outcome is not None and outcome.beside and context.log:
+            context.log.warning(f"not published over {self.file()}: {outcome.beside}; "
+                                f"this run's warehouse is {outcome.published}")
 
     def _stopped(self, context: dg.InitResourceContext) -> str | None:
         """Why the run must not publish: the stop signal, or a termination asked for in
@@ -161,29 +161,23 @@ class Warehouse(dg.ConfigurableResource):
         when the block succeeds. `serialized`: derived tables are rebuilt in the block, one
         run at a time on a lake (store/lake_run.py); the file backend has one writer."""
         self._step_begins()
-        where = self.location()
-        if not self._in_run and isinstance(where, Path):
-            with staged(where, self._wait_s()) as store:
+        if not self._in_run:  # tests, tools: the block's own writer, done when it ends
+            run = self._new_writer()
+            with written(run) as store, run.serialized() if serialized else nullcontext():
                 yield store
             return
         if self._run is None:
-            # a lake run waits for others' locks here: a GX worker `sizing ingest` started
-            # ahead is let go meanwhile (a file's run waits in the CLI, at its writer lock)
-            self._run = LakeRun(where, self._wait_s(), self.scope().partitions, self._run_id,
-                                on_wait=GX_WORKER.release) \
-                if isinstance(where, Lake) else Publication(where, self._wait_s())
+            self._run = self._new_writer()
             self._run.open()
         assert self._run.store is not None
-        try:
-            if serialized and isinstance(self._run, LakeRun):
-                with self._run.serialized():
-                    yield self._run.store
-            else:
-                yield self._run.store
-        finally:
-            if not self._in_run:  # a lake writer outside a run (tests, tools): done
-                self._run.close()
-                self._run = None
+        with self._run.serialized() if serialized else nullcontext():
+            yield self._run.store
+
+    def _new_writer(self) -> RunWriter:
+        # a run waits for others' locks as it opens: a GX worker `sizing ingest` started
+        # ahead is let go meanwhile (a file's run from the CLI waits there, at its lock)
+        return self.location().writer(self._wait_s(), self.scope().partitions, self._run_id,
+                                      on_wait=GX_WORKER.release)
 
     def release_memory(self, above_mb: float | None = None) -> bool:
         """Between two steps of a run on a file: reopen the run's DuckDB connection, so the
@@ -191,7 +185,7 @@ class Warehouse(dg.ConfigurableResource):
         `above_mb`, only when the process holds more than that (a reopen costs about 50 ms
         on a 100,000-file warehouse, and most steps of a small run keep little). Returns
         whether it reopened."""
-        if not isinstance(self._run, Publication):
+        if self._run is None:
             return False
         if above_mb is not None and not holds_more_than(above_mb):
             return False
@@ -205,13 +199,11 @@ class Warehouse(dg.ConfigurableResource):
         if self._run is not None and self._run.store is not None:
             yield self._run.store
             return
-        where = self.location()
-        con = lake.connect(where, read_only=True) if isinstance(where, Lake) else \
-            connect(where, read_only=True)
+        store = self.location().open(read_only=True)
         try:
-            yield Store(con)
+            yield store
         finally:
-            con.close()
+            store.close()
 
 
 def _current_step() -> str | None:

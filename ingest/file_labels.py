@@ -48,7 +48,7 @@ def record_file_label_conflicts(store: Store, run_id: str,
     files the run owns."""
     owned, params = scope.where("r.source_file")
     for label in FILE_LABELS:
-        store.con.execute(f"""
+        store.execute(f"""
             INSERT INTO {LABEL_CONFLICTS.qualified} BY NAME
             SELECT r.source_file, '{label.label}' AS column_name,
                    CAST(r.{label.column} AS VARCHAR) AS value,

@@ -77,8 +77,8 @@ def mark_derived_complete(store: Store, run_id: str) -> None:
     the run), redone when a lake refuses it."""
     def write() -> None:
         with store.transaction():
-            store.con.execute(f"UPDATE {INGESTION_RUNS.qualified} SET derived_complete = "
-                              "true WHERE run_id = ? AND data_changed", [run_id])
+            store.execute(f"UPDATE {INGESTION_RUNS.qualified} SET derived_complete = true "
+                          "WHERE run_id = ? AND data_changed", [run_id])
 
     retrying(write, INGESTION_RUNS.key)
 
@@ -222,9 +222,9 @@ def _mark_seen(store: Store, seen_at: dt.datetime, scope: Scope) -> None:
     file's last_seen_at is NULL (as _ledger_rows writes it)."""
     owned, params = scope.where("path")
     seen = "CASE WHEN status <> 'missing' THEN ?::TIMESTAMP END"
-    store.con.execute(f"UPDATE {INGESTED_FILES.qualified} SET last_seen_at = {seen} "
-                      f"WHERE {owned} AND last_seen_at IS DISTINCT FROM {seen}",
-                      [seen_at, *params, seen_at])
+    store.execute(f"UPDATE {INGESTED_FILES.qualified} SET last_seen_at = {seen} "
+                  f"WHERE {owned} AND last_seen_at IS DISTINCT FROM {seen}",
+                  [seen_at, *params, seen_at])
 
 
 def _write_conflicts(store: Store, report: IngestReport, contexts: ContextResolver,
@@ -232,8 +232,7 @@ def _write_conflicts(store: Store, report: IngestReport, contexts: ContextResolv
     """A parser's conflicts stay with its file's rows (replaced when it is parsed again);
     context conflicts are recomputed for every file, as raw.file_context is."""
     owned, params = scope.where("source_file")
-    store.con.execute(f"DELETE FROM {LABEL_CONFLICTS.qualified} WHERE origin = 'context' "
-                      f"AND {owned}", params)
+    store.delete(LABEL_CONFLICTS, f"origin = 'context' AND {owned}", params)
     rows = []
     for o in report.outcomes:
         if o.status == "loaded":

@@ -48,10 +48,9 @@ from runtime.spawn_pool import stop_every_pool
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.llm import CAPACITY_PLAN_TOTAL
 from store import lake, stopping
-from store.lake import LAKE_PREFIX, Lake
-from store.lock import DEFAULT_WAIT_S, WarehouseBusy, writer_lock
-from store.publish import pending_path, writer_elsewhere
-from store.store import Store, StoreError, connect
+from store.location import LocationError, WarehouseLocation
+from store.lock import DEFAULT_WAIT_S, WarehouseBusy
+from store.store import Store, StoreError
 from transforms.freshness import stale
 from transforms.quality import gx_worker
 
@@ -153,26 +152,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _warehouse_to_write(warehouse: Path) -> None:
-    """Refuse, before the run, a warehouse path ingestion could never write."""
-    if warehouse.exists() and not warehouse.is_file():
-        raise UsageError(f"warehouse {warehouse} exists and is not a regular file")
-    parent = next((p for p in warehouse.parents if p.exists()), None)
-    if parent is not None and not parent.is_dir():
-        raise UsageError(f"warehouse {warehouse}: {parent} is not a folder")
-    if warehouse.is_file():
-        try:
-            writer_elsewhere(warehouse)  # None, or who holds it: ingestion publishes beside
-        except StoreError as exc:
-            raise UsageError(f"warehouse {warehouse} is not a DuckDB warehouse: "
-                             f"{one_line(exc)}; move it away or choose another file") from None
-
-
 @dataclass
 class _Progress:
     """How far `sizing ingest` got: what a stop's one line says."""
 
-    warehouse: Path | Lake | None = None
+    warehouse: WarehouseLocation | None = None
     launched: bool = False  # the Dagster run was asked for
     result: Any = None  # the run's result, once it ended
 
@@ -211,14 +195,10 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
                              "of the raw root")
     limits_from_environment()
     config.outside_raw_root(raw_root, warehouse)  # its own files would be ingested
-    if isinstance(warehouse, Path):
-        _warehouse_to_write(warehouse)
-    else:
-        try:
-            lake.require_data_path(warehouse)
-            lake.reachable(warehouse)
-        except lake.LakeError as exc:
-            raise UsageError(str(exc)) from None
+    try:
+        warehouse.check_writable()  # refused before the run, not by its first step
+    except LocationError as exc:
+        raise UsageError(str(exc)) from None
     listing = None
     if not (args.force or partitions):
         verdict = _compared(raw_root, warehouse, args)
@@ -246,12 +226,10 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
         # says who; a lake's run holds its partitions' locks instead (store/lake_run.py)
         # a checks worker started ahead (300 MB) is let go while another ingestion holds
         # the lock (up to SIZING_LOCK_WAIT_S); the run starts one again as it would have
-        if isinstance(warehouse, Path):
-            held.enter_context(writer_lock(warehouse,
-                                           DEFAULT_WAIT_S if wait_s is None else wait_s,
-                                           on_wait=gx_worker.WORKER.release))
+        held.enter_context(warehouse.held_for_run(
+            DEFAULT_WAIT_S if wait_s is None else wait_s, on_wait=gx_worker.WORKER.release))
         progress.launched = True
-        result = _run_job(defs, raw_root, _location_text(warehouse), args.purge_missing,
+        result = _run_job(defs, raw_root, warehouse.text, args.purge_missing,
                           args.keep_missing, partitions)
         progress.result = result
     if stopping.requested() is not None:
@@ -262,13 +240,8 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
             print(f"sizing: {event.message}", file=sys.stderr)
         elif teardown := _teardown_error(event):  # publishing the run's warehouse failed
             print(f"sizing: {teardown}", file=sys.stderr)
-    written: Path | Lake | None
-    beside: str | None = None
-    if isinstance(warehouse, Lake):
-        written = warehouse if _lake_has_run(warehouse, result.run_id) else None
-    else:
-        written, beside = _where_recorded(warehouse, result.run_id)
-    if written is None:
+    recorded = warehouse.find_run(result.run_id)
+    if recorded is None:
         raw_done = any(e.event_type_value == "STEP_SUCCESS" and e.step_key == "ingest_raw_files"
                        for e in result.all_events)
         why = "the run could not be published" if raw_done else \
@@ -276,18 +249,18 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
         print(f"sizing: nothing was recorded: {why} (see the errors above); the warehouse "
               "is as it was", file=sys.stderr)
         return 1
-    store = Store(lake.connect(written, read_only=True) if isinstance(written, Lake)
-                  else connect(written, read_only=True))
+    written = recorded.location
+    store = written.open(read_only=True)
     try:
         owned = f" (partitions: {', '.join(partitions)})" if partitions else ""
         _print_summary(store, written, f"Ingested {raw_root}{owned} in "
                        f"{elapsed:.1f} s (run {result.run_id[:8]})", raw_root, args.raw)
     finally:
-        store.con.close()
-    if beside:
+        store.close()
+    if recorded.beside:
         print(f"NOT PUBLISHED over {warehouse}: it is open for writing in another session "
-              f"({beside}). Replacing it would cut that session off and lose its work. "
-              f"This run's warehouse is {written}; close that session (or reopen it "
+              f"({recorded.beside}). Replacing it would cut that session off and lose its "
+              f"work. This run's warehouse is {written}; close that session (or reopen it "
               "read-only) and run `sizing ingest` again to publish.")
     return 0
 
@@ -329,21 +302,21 @@ def _stopped(signum: int, progress: _Progress) -> int:
     gx_worker.WORKER.release()
     warehouse, result = progress.warehouse, progress.result
     run = result.run_id[:8] if result is not None else None
-    if result is not None and isinstance(warehouse, Path) \
-            and _where_recorded(warehouse, result.run_id)[0] is not None:
+    recorded = warehouse.find_run(result.run_id) \
+        if warehouse is not None and result is not None else None
+    if recorded is not None and warehouse is not None and warehouse.publishes_whole_runs:
         print(f"sizing ingest: stopped by {stopping.name(signum)} after run {run} was "
               "published: the warehouse holds the whole run", file=sys.stderr)
         return stopping.exit_code(signum)
     when = _when_stopped(progress)
-    if isinstance(warehouse, Lake):
+    if warehouse is not None and not warehouse.publishes_whole_runs:
         # no staging copy: each step committed as it went (docs/reliability.md)
-        committed = result is not None and _lake_has_run(warehouse, result.run_id)
         print(f"sizing ingest: stopped by {stopping.name(signum)} {when}: "
               + ("the steps before it are committed to the lake, the derived tables it did "
-                 "not rebuild are marked stale, and the next run rebuilds them" if committed
+                 "not rebuild are marked stale, and the next run rebuilds them" if recorded
                  else "nothing was committed; the lake is as it was"), file=sys.stderr)
         return stopping.exit_code(signum)
-    last = _last_run(warehouse) if isinstance(warehouse, Path) else None
+    last = _last_run(warehouse) if warehouse is not None else None
     print(f"sizing ingest: stopped by {stopping.name(signum)} {when}: nothing was published; "
           + (f"the warehouse is as it was after run {last[:8]}" if last else
              "the warehouse is as it was (no run yet)"), file=sys.stderr)
@@ -362,25 +335,25 @@ def _when_stopped(progress: _Progress) -> str:
     return "after the run's last step, before it was published"
 
 
-def _last_run(warehouse: Path) -> str | None:
+def _last_run(warehouse: WarehouseLocation) -> str | None:
     """The last run recorded in the published warehouse, or None (none yet, unreadable)."""
-    if not warehouse.is_file():
+    if warehouse.absent():
         return None
     try:
-        con = connect(warehouse, read_only=True)
+        store = warehouse.open(read_only=True)
     except StoreError:
         return None
     try:
-        found = con.execute(f"SELECT run_id FROM {INGESTION_RUNS.qualified} "
-                            "ORDER BY started_at DESC LIMIT 1").fetchone()
+        found = store.query(f"SELECT run_id FROM {INGESTION_RUNS.qualified} "
+                            "ORDER BY started_at DESC LIMIT 1")
     except StoreError:
-        found = None
+        return None
     finally:
-        con.close()
-    return found[0] if found else None
+        store.close()
+    return found["run_id"][0] if found.height else None
 
 
-def _compared(raw_root: Path, warehouse: Path | Lake,
+def _compared(raw_root: Path, warehouse: WarehouseLocation,
               args: argparse.Namespace) -> Verdict | None:
     """The raw root compared with the warehouse (ingest/unchanged.py); when nothing changed,
     the warehouse's summary is printed: the run is skipped, no Dagster, nothing written.
@@ -388,13 +361,11 @@ def _compared(raw_root: Path, warehouse: Path | Lake,
     result waiting to be published): a run."""
     from assets.versions import RAW, derived_fingerprint
 
-    if isinstance(warehouse, Path) and (not warehouse.is_file()
-                                        or pending_path(warehouse).exists()):
+    if warehouse.absent() or warehouse.pending():
         return None
     started = time.perf_counter()
     try:
-        store = Store(lake.connect(warehouse, read_only=True) if isinstance(warehouse, Lake)
-                      else connect(warehouse, read_only=True))
+        store = warehouse.open(read_only=True)
     except StoreError:
         return None
     try:
@@ -412,7 +383,7 @@ def _compared(raw_root: Path, warehouse: Path | Lake,
                            "Dagster run: --force runs the job anyway)", raw_root, args.raw)
         return verdict
     finally:
-        store.con.close()
+        store.close()
 
 
 def _teardown_error(event) -> str | None:
@@ -422,46 +393,6 @@ def _teardown_error(event) -> str | None:
     if error is None or "Teardown" not in (event.message or ""):
         return None
     return error.message.strip()
-
-
-def _location_text(where: Path | Lake) -> str:
-    """The warehouse as the resource's config takes it (a lake's catalog unredacted)."""
-    return str(where) if isinstance(where, Path) else LAKE_PREFIX + where.catalog
-
-
-def _lake_has_run(where: Lake, run_id: str) -> bool:
-    con = lake.connect(where, read_only=True)
-    try:
-        found = con.execute(f"SELECT count(*) FROM {INGESTION_RUNS.qualified} "
-                            "WHERE run_id = ?", [run_id]).fetchone()
-    except StoreError:
-        return False
-    finally:
-        con.close()
-    return bool(found and found[0])
-
-
-def _where_recorded(warehouse: Path, run_id: str) -> tuple[Path | None, str | None]:
-    """The file holding this run's record: the warehouse, or the pending file beside it
-    when someone held the warehouse open for writing (then also who, in words)."""
-    for candidate in (warehouse, pending_path(warehouse)):
-        if not candidate.exists():
-            continue
-        holder = writer_elsewhere(candidate)
-        if holder is not None:
-            continue
-        con = connect(candidate, read_only=True)
-        try:
-            found = con.execute(f"SELECT count(*) FROM {INGESTION_RUNS.qualified} "
-                                "WHERE run_id = ?", [run_id]).fetchone()
-        except StoreError:
-            found = None
-        finally:
-            con.close()
-        if found and found[0]:
-            return candidate, (writer_elsewhere(warehouse) if candidate != warehouse
-                               else None)
-    return None, None
 
 
 def _run_job(defs, raw_root: Path, warehouse: str, purge_missing: bool,
@@ -490,7 +421,7 @@ def _instance():
     return dg.DagsterInstance.ephemeral()
 
 
-def _print_summary(store: Store, warehouse: Path | Lake, headline: str, raw_root: Path,
+def _print_summary(store: Store, warehouse: WarehouseLocation, headline: str, raw_root: Path,
                    raw_option: str | None) -> None:
     ledger = store.query(f"SELECT * FROM {INGESTED_FILES.qualified}")
     print()
@@ -530,7 +461,7 @@ def _print_summary(store: Store, warehouse: Path | Lake, headline: str, raw_root
             print(f"  {row['table_name']}: {row['rows']} rows")
     _print_plans(store, set(tables["table_name"].to_list()))
     print(f"Warehouse: {warehouse}")
-    print(f"Report: {report_path(config.local_path(warehouse))}")
+    print(f"Report: {report_path(warehouse.local_path)}")
 
 
 def _print_formats(ledger: pl.DataFrame) -> None:

@@ -150,7 +150,7 @@ def _report(args: argparse.Namespace) -> int:
 
     warehouse = config.warehouse_location(args.warehouse)
     out = (Path(args.out) if args.out
-           else paths.report_path(config.local_path(warehouse))).resolve()
+           else paths.report_path(warehouse.local_path)).resolve()
     _writable(out, folder=False)
     store = connect_read_only(warehouse)  # WarehouseUnavailable: one line, exit 2
     checks = _latest_checks()
@@ -160,7 +160,7 @@ def _report(args: argparse.Namespace) -> int:
     except StoreError as exc:  # a DuckDB file that is not (yet) a warehouse
         raise UsageError(f"cannot report on warehouse {warehouse}: {one_line(exc)}") from None
     finally:
-        store.con.close()
+        store.close()
     print(f"{sum(written.plots.values())} plots, {written.points} data points"
           + (f"; no data yet: {'; '.join(written.missing)}" if written.missing else ""))
     print(f"Report: {written.path}")
@@ -218,7 +218,7 @@ def _export(args: argparse.Namespace) -> int:
     from reports.export import export
 
     warehouse = config.warehouse_location(args.warehouse)
-    out = (Path(args.out) if args.out else paths.export_dir(config.local_path(warehouse))).resolve()
+    out = (Path(args.out) if args.out else paths.export_dir(warehouse.local_path)).resolve()
     _writable(out, folder=True)
     store = connect_read_only(warehouse)  # WarehouseUnavailable: one line, exit 2
     try:
@@ -226,7 +226,7 @@ def _export(args: argparse.Namespace) -> int:
     except (StoreError, OSError) as exc:
         raise UsageError(f"cannot export {warehouse} to {out}: {one_line(exc)}") from None
     finally:
-        store.con.close()
+        store.close()
     for table in written:
         where = f"partitioned by {table.partition_by}" if table.partition_by else "one file"
         print(f"  {table.table}: {table.rows} rows, {table.files} files ({where})")

@@ -112,7 +112,7 @@ def _read(args: argparse.Namespace, work) -> int:
         raise UsageError(f"cannot read the rule history of warehouse {warehouse}: "
                          f"{one_line(exc)}; run `sizing ingest` first") from None
     finally:
-        store.con.close()
+        store.close()
 
 
 # -- sizing diff ---------------------------------------------------------------------------

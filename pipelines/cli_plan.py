@@ -126,7 +126,7 @@ def plan_command(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot plan from warehouse {warehouse}: "
                              f"{one_line(exc)}; run `sizing ingest` first") from None
     finally:
-        store.con.close()
+        store.close()
     total = scenario_total(
         scenario.name, scenario.gpu_model, scenario.gpus_per_server,
         slo=scenario.slo if result else None, triton=result.summary if result else None,

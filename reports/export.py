@@ -57,7 +57,7 @@ def export(store: Store, out: Path, schemas: Sequence[str] = SCHEMAS) -> list[Ex
 
 def _export_table(store: Store, out: Path, schema: str, name: str) -> Exported:
     qualified = f"{quote_ident(schema)}.{quote_ident(name)}"
-    data = store.con.sql(f"SELECT * FROM {qualified}").to_arrow_table()
+    data = store.arrow(f"SELECT * FROM {qualified}")
     columns = store.query(
         "SELECT column_name, data_type, coalesce(comment, '') AS comment FROM duckdb_columns() "
         "WHERE schema_name = $1 AND table_name = $2 ORDER BY column_index", [schema, name])

@@ -24,16 +24,15 @@ import math
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from pathlib import Path
 
 import polars as pl
 
 from reports.text_numbers import FULL_SIGNIFICANT, column_texts
 from runtime import config
-from store import lake
 from store.interruptible import StatementTimeout
-from store.lake import AsOf, Lake
-from store.store import READ_STATEMENTS, Fetched, OutOfMemory, Store, StoreError, connect_sandboxed
+from store.lake import AsOf
+from store.location import Unreadable, WarehouseLocation
+from store.store import Fetched, OutOfMemory, Store, StoreError
 
 FORMATS = ("table", "csv", "json", "markdown")
 TABLE_ROWS = 1000  # rows the table format shows on a terminal; else every row fetched
@@ -81,43 +80,22 @@ class WarehouseUnavailable(QueryError):
     """The warehouse cannot be opened: absent, not a file, not DuckDB, or held by a writer."""
 
 
-def connect_read_only(where: Path | Lake, as_of: AsOf | None = None,
+def connect_read_only(where: WarehouseLocation, as_of: AsOf | None = None,
                       memory_limit: str | None = None) -> Store:
-    """The warehouse for a user's SQL (sandboxed: see store.connect_sandboxed), or
+    """The warehouse for a user's SQL (sandboxed: see WarehouseLocation.open_sandboxed), or
     WarehouseUnavailable saying in one line why not. `as_of`: a past snapshot of a lake;
     `memory_limit`: DuckDB's, locked (None: DuckDB's default)."""
-    if isinstance(where, Lake):
-        try:
-            return Store(lake.connect(where, read_only=True, as_of=as_of, sandboxed=True,
-                                      memory_limit=memory_limit), READ_STATEMENTS)
-        except (StoreError, lake.LakeError) as exc:
-            raise WarehouseUnavailable(f"cannot read the DuckLake warehouse {where}: "
-                                       f"{_first_line(exc)}") from None
-    if as_of is not None:
-        raise WarehouseUnavailable(f"--as-of reads a past snapshot of a DuckLake warehouse; "
-                                   f"the DuckDB file {where} keeps only its last state")
-    path = where
-    if not path.exists():
-        raise WarehouseUnavailable(f"no warehouse at {path}: run `sizing ingest` (or "
-                                   "`make run`) first")
-    if not path.is_file():  # a folder, a FIFO (opening one would block), a device
-        raise WarehouseUnavailable(f"warehouse {path} is not a regular file")
     try:
-        return Store(connect_sandboxed(path, memory_limit))
-    except StoreError as exc:
-        first = _first_line(exc)
-        if "lock" in first.lower():
-            raise WarehouseUnavailable(
-                f"warehouse {path} is open for writing in another process ({first}); close "
-                "that session or reopen it read-only") from None
-        raise WarehouseUnavailable(f"cannot read warehouse {path}: {first}") from None
+        return where.open_sandboxed(as_of, memory_limit)
+    except Unreadable as exc:
+        raise WarehouseUnavailable(str(exc)) from None
 
 
 def _first_line(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def run(path: Path | Lake, sql: str, as_of: AsOf | None = None,
+def run(path: WarehouseLocation, sql: str, as_of: AsOf | None = None,
         within: Limits = Limits()) -> Fetched:
     """The result of `sql` (the last statement's when there are several; its frame None
     when the statement returns nothing), within the limits. WarehouseUnavailable when the

@@ -10,7 +10,8 @@ import os
 import re
 from pathlib import Path
 
-from store import lake, resident
+from store import location, resident
+from store.location import WarehouseLocation
 
 RAW_DIR_ENV = "SIZING_RAW_DIR"
 WAREHOUSE_ENV = "SIZING_WAREHOUSE"
@@ -24,10 +25,7 @@ QUERY_TIMEOUT_ENV = "SIZING_QUERY_TIMEOUT_S"
 QUERY_MAX_ROWS_ENV = "SIZING_QUERY_MAX_ROWS"
 QUERY_MEMORY_ENV = "SIZING_QUERY_MEMORY_LIMIT"
 DEFAULT_RAW_DIR = "raw"
-# Not sizing.duckdb: DuckDB names a file's catalog after its stem, and a catalog called
-# `sizing` makes every `sizing.<table>` reference ambiguous with the `sizing` schema.
-DEFAULT_WAREHOUSE = "warehouse/warehouse.duckdb"
-RESERVED_STEMS = ("raw", "core", "sizing")
+DEFAULT_WAREHOUSE = location.DEFAULT_FILE
 
 
 class ConfigError(ValueError):
@@ -38,59 +36,32 @@ def raw_dir(option: str | None = None) -> Path:
     return Path(option or os.environ.get(RAW_DIR_ENV) or DEFAULT_RAW_DIR).resolve()
 
 
-def warehouse_location(option: str | None = None) -> Path | lake.Lake:
+def warehouse_location(option: str | None = None) -> WarehouseLocation:
     """The DuckDB file, or a DuckLake warehouse (`ducklake:postgres:<conninfo>` with
-    SIZING_DATA_PATH: docs/scale-out.md)."""
-    value = option or os.environ.get(WAREHOUSE_ENV) or DEFAULT_WAREHOUSE
-    if lake.is_lake(value):
-        try:
-            return lake.parse(value)
-        except lake.LakeError as exc:
-            raise ConfigError(str(exc)) from None
-    return warehouse_path(value)
+    SIZING_DATA_PATH: docs/scale-out.md), parsed once (store/location.py)."""
+    try:
+        return location.parse(option or os.environ.get(WAREHOUSE_ENV) or DEFAULT_WAREHOUSE)
+    except location.LocationError as exc:
+        raise ConfigError(str(exc)) from None
 
 
-def outside_raw_root(raw_root: Path, warehouse: Path | lake.Lake) -> None:
+def outside_raw_root(raw_root: Path, warehouse: WarehouseLocation) -> None:
     """ConfigError when the warehouse file (or a lake's local data folder) lies under the
     raw root: discovery would list its files (the warehouse, its WAL, staging copy, lock,
     report) as inputs, so every run would ingest its own output and none would ever find
     nothing to do. Refused rather than excluded from discovery: a warehouse among the raw
     files is a mistake in the layout (by default raw/ and warehouse/ are siblings), and an
     exclusion would hide it. Both paths are compared resolved (symlinks followed)."""
-    where = warehouse if isinstance(warehouse, Path) else \
-        Path(warehouse.data_path) if warehouse.data_path and "://" not in warehouse.data_path \
-        else None
-    if where is None:
+    own = warehouse.own_files()
+    if own is None:
         return
+    what, where = own
     root, inside = raw_root.resolve(), where.resolve()
     if inside == root or inside.is_relative_to(root):
-        what = "warehouse" if isinstance(warehouse, Path) else \
-            f"the DuckLake data path ({lake.DATA_PATH_ENV})"
         raise ConfigError(
             f"{what} {inside} is inside the raw root {root}: every run would ingest the "
             f"warehouse's own files; put it outside, e.g. "
             f"{root.parent / DEFAULT_WAREHOUSE} (raw/ and warehouse/ side by side)")
-
-
-def local_path(where: Path | lake.Lake) -> Path:
-    """Where local outputs of a warehouse go beside it: the file itself, or for a lake the
-    default file's place (its folder gets the report and exports)."""
-    return where if isinstance(where, Path) else Path(DEFAULT_WAREHOUSE).resolve()
-
-
-def warehouse_path(option: str | None = None) -> Path:
-    value = option or os.environ.get(WAREHOUSE_ENV) or DEFAULT_WAREHOUSE
-    if lake.is_lake(value):
-        raise ConfigError(f"{WAREHOUSE_ENV} names a DuckLake warehouse; this needs a DuckDB "
-                          "file (--warehouse PATH)")
-    path = Path(value).resolve()
-    if path.stem in RESERVED_STEMS:
-        raise ConfigError(
-            f"warehouse file {path.name!r}: DuckDB would name its catalog {path.stem!r}, "
-            f"the same as the {path.stem!r} schema, and `{path.stem}.<table>` would be "
-            f"ambiguous in every query; choose another file name (default {DEFAULT_WAREHOUSE})"
-        )
-    return path
 
 
 def max_file_bytes(option: int | None = None) -> int | None:

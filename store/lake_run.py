@@ -36,7 +36,7 @@ ATTACH_KEY = "sizing:attach"
 
 
 class LakeRun:
-    """The interface of store.publish.Publication: open once, close at the run's end."""
+    """A lake's RunWriter (store/location.py): open once, close at the run's end."""
 
     def __init__(self, where: lake.Lake, lock_wait_s: float,
                  partitions: Sequence[str] = (), run_id: str | None = None,
@@ -74,11 +74,15 @@ class LakeRun:
         with self._locks.exclusive(DERIVE_KEY):
             yield
 
+    def reopen(self) -> bool:
+        """Never: a new connection attaches the lake again (a catalog read in PostgreSQL)."""
+        return False
+
     def close(self, publish: bool = True) -> None:
         """Every transaction has committed (or rolled back) already: nothing to publish."""
         try:
             if self.store is not None:
-                self.store.con.close()
+                self.store.close()
                 self.store = None
         finally:
             if self._locks is not None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,15 +70,17 @@ class Outcome:
 class Publication:
     """One run's writes: a staging copy opened once, published once at the end."""
 
-    def __init__(self, published: Path, lock_wait_s: float):
-        self.published, self.lock_wait_s = published, lock_wait_s
+    def __init__(self, published: Path, lock_wait_s: float,
+                 on_wait: Callable[[], None] | None = None):
+        """`on_wait`: called once when the run starts waiting for another's writer lock."""
+        self.published, self.lock_wait_s, self.on_wait = published, lock_wait_s, on_wait
         self.staging = staging_path(published)
         self.store: Store | None = None
         self._stack = ExitStack()
         self._holder: str | None = None
 
     def open(self) -> Store:
-        self._stack.enter_context(writer_lock(self.published, self.lock_wait_s))
+        self._stack.enter_context(writer_lock(self.published, self.lock_wait_s, self.on_wait))
         try:
             self._holder = writer_elsewhere(self.published)
             if self._holder is None and (reason := _fold_wal(self.published)):
@@ -106,16 +108,21 @@ class Publication:
         inside a transaction: closing would roll it back. Returns whether it reopened."""
         if self.store is None or self.store.in_transaction():
             return False
-        self.store.con.close()
+        self.store.close()
         self.store.reconnect(connect(self.staging))
         return True
+
+    @contextmanager
+    def serialized(self) -> Iterator[None]:
+        """Nothing to take: the writer lock keeps a file's runs one at a time already."""
+        yield
 
     def close(self, publish: bool = True) -> Outcome | None:
         """Close the staging file and, when `publish`, make it the warehouse; None when
         nothing is published (not asked to, or the run was asked to stop)."""
         try:
             if self.store is not None:
-                self.store.con.close()
+                self.store.close()
                 self.store = None
             if publish:
                 _folded(self.staging)
@@ -141,20 +148,6 @@ class Publication:
             raise
         finally:
             self._stack.close()
-
-
-@contextmanager
-def staged(published: Path, lock_wait_s: float) -> Iterator[Store]:
-    """A publication as a block: published when the block succeeds, thrown away when it
-    fails. For writers outside a Dagster run (tests, tools)."""
-    publication = Publication(published, lock_wait_s)
-    store = publication.open()
-    try:
-        yield store
-    except BaseException:
-        publication.close(publish=False)
-        raise
-    publication.close()
 
 
 def _fold_wal(path: Path) -> str | None:

@@ -108,6 +108,8 @@ class Fetched:
 class Store:
     def __init__(self, con: duckdb.DuckDBPyConnection,
                  allowed_statements: frozenset[str] | None = None):
+        # DuckDB's connection, for store/ (and tests) alone: everything else asks the
+        # methods below (tests/test_store_boundary.py holds the line)
         self.con = con
         self.allowed_statements = allowed_statements  # None: any (the run's own SQL)
         self._depth = 0  # open transaction blocks: an inner block joins the outer one
@@ -257,13 +259,28 @@ class Store:
     # table, until the commit, and a run is one transaction: registered, every frame a run
     # inserts would stay in memory until its end (docs/performance.md).
 
+    def execute(self, sql: str, params: list | None = None) -> None:
+        """A statement run for what it does (UPDATE, INSERT ... SELECT), with its bound
+        parameters; any result is dropped (`query` reads one)."""
+        self.con.execute(sql, params or None)
+
+    def delete(self, table: Table, where: str = "TRUE", params: list | None = None) -> None:
+        """Delete the rows of `table` matching `where` (SQL over its columns, which may
+        name the table by its bare name) with its bound parameters; every row by default."""
+        self.con.execute(f"DELETE FROM {table.qualified} WHERE {where}", params or None)
+
     def delete_files(self, tables: Iterable[Table], paths: list[str],
                      column: str = "source_file") -> None:
         if not paths:
             return
         for table in tables:
-            self.con.execute(f"DELETE FROM {table.qualified} WHERE {quote_ident(column)} IN "
-                             "(SELECT unnest($1::VARCHAR[]))", [paths])
+            self.delete(table, f"{quote_ident(column)} IN (SELECT unnest($1::VARCHAR[]))",
+                        [paths])
+
+    def register(self, name: str, rows: pl.DataFrame) -> None:
+        """`rows` as the view `name` for the statements that follow on this connection (it
+        stays until the connection closes: see the note above on transactions)."""
+        self.con.register(name, rows.to_arrow())
 
     def insert(self, table: Table, rows: pl.DataFrame) -> None:
         """Rows by column name (a column the frame lacks is NULL), in one append."""
@@ -335,7 +352,7 @@ class Store:
                     where: tuple[str, list] = ("TRUE", [])) -> None:
         """Replace every row (or those matching `where`: SQL and its bound parameters)."""
         condition, params = where
-        self.con.execute(f"DELETE FROM {table.qualified} WHERE {condition}", params)
+        self.delete(table, condition, params)
         self.insert(table, rows)
 
     def replace_changed(self, table: Table, rows: pl.DataFrame, key: str,
@@ -356,9 +373,8 @@ class Store:
             return rows.height
         changed, outdated = found
         if outdated:
-            self.con.execute(f"DELETE FROM {table.qualified} WHERE {condition} AND "
-                             f"{quote_ident(key)} IN (SELECT unnest(?::VARCHAR[]))",
-                             [*params, outdated])
+            self.delete(table, f"{condition} AND {quote_ident(key)} IN "
+                        "(SELECT unnest(?::VARCHAR[]))", [*params, outdated])
         self.insert(table, changed)
         return changed.height
 
@@ -394,6 +410,11 @@ class Store:
             reader.close()
         table = pa.Table.from_batches(batches, schema=reader.schema)
         return Fetched(_frame(table.slice(0, max_rows)), truncated=rows > max_rows)
+
+    def arrow(self, sql: str) -> pa.Table:
+        """The whole result as one Arrow table, as DuckDB types it (an export writes it to
+        Parquet unchanged)."""
+        return self.con.sql(sql).to_arrow_table()
 
     def query(self, sql: str, params: list | None = None) -> pl.DataFrame:
         """The whole result as one frame, read from DuckDB a batch at a time: DuckDB does

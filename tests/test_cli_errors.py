@@ -423,10 +423,11 @@ def test_a_warehouse_inside_the_raw_root_is_refused_naming_both(tmp_path, capsys
 def test_the_default_layout_keeps_the_warehouse_beside_the_raw_root(tmp_path):
     from runtime import config
     from store.lake import Lake
+    from store.location import DuckDBFile, DuckLake
 
-    config.outside_raw_root(tmp_path / "raw", tmp_path / "warehouse" / "warehouse.duckdb")
-    config.outside_raw_root(tmp_path / "raw", tmp_path / "raw-archive" / "w.duckdb")
-    config.outside_raw_root(tmp_path / "raw", Lake("postgres:dbname=x", "s3://bucket/lake/"))
+    raw = tmp_path / "raw"
+    config.outside_raw_root(raw, DuckDBFile(tmp_path / "warehouse" / "warehouse.duckdb"))
+    config.outside_raw_root(raw, DuckDBFile(tmp_path / "raw-archive" / "w.duckdb"))
+    config.outside_raw_root(raw, DuckLake(Lake("postgres:dbname=x", "s3://bucket/lake/")))
     with pytest.raises(config.ConfigError, match="the DuckLake data path"):
-        config.outside_raw_root(tmp_path / "raw", Lake("postgres:dbname=x",
-                                                       f"{tmp_path}/raw/lake/"))
+        config.outside_raw_root(raw, DuckLake(Lake("postgres:dbname=x", f"{raw}/lake/")))

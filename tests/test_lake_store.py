@@ -132,3 +132,24 @@ def test_a_reader_needs_no_data_path_and_is_still_sandboxed(where):
     assert reader.query("SELECT count(*) AS n FROM raw.ingestion_runs").item() == 0
     with pytest.raises(duckdb.PermissionException):
         reader.query("SELECT * FROM read_csv('/etc/passwd')")
+
+
+def test_a_lake_location_writes_finds_its_runs_and_lets_a_user_only_read(where):
+    from store.location import DuckLake, Recorded, written
+    from tests.test_location import run_row
+
+    at = DuckLake(where)
+    with written(at.writer(5.0, run_id="run-1")) as store:
+        store.ensure([INGESTION_RUNS])
+        with store.transaction():
+            store.insert(INGESTION_RUNS, run_row("run-1"))
+    assert at.find_run("run-1") == Recorded(at)
+    assert at.find_run("run-2") is None
+    reader = at.open_sandboxed()
+    try:
+        with pytest.raises(duckdb.PermissionException, match="DELETE is refused"):
+            reader.statement(f"DELETE FROM {INGESTION_RUNS.qualified}")
+        assert reader.statement(f"SELECT run_id FROM {INGESTION_RUNS.qualified}").frame \
+            .to_dicts() == [{"run_id": "run-1"}]
+    finally:
+        reader.close()

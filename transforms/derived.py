@@ -79,9 +79,8 @@ def to_frame(table: Table, rows: list[dict]) -> pl.DataFrame:
 def _clear(store: Store, table: Table) -> None:
     """The table emptied, and the quarantine records of its previous build gone."""
     store.ensure([table])
-    store.con.execute(f"DELETE FROM {table.qualified}")
-    store.con.execute(f"DELETE FROM {QUARANTINE.qualified} WHERE target_table = ?",
-                      [table.key])
+    store.delete(table)
+    store.delete(QUARANTINE, "target_table = ?", [table.key])
 
 
 def append_validated(store: Store, table: Table, rows: pl.DataFrame,

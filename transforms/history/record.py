@@ -63,8 +63,7 @@ def record_history(store: Store, run_id: str, changed: Collection[str] | None = 
     with store.transaction():
         store.ensure([RULE_HISTORY])
         run, recorded_at = ingest_run(store, run_id)
-        store.con.execute(f"DELETE FROM {RULE_HISTORY.qualified} WHERE ingest_run_id = $1",
-                          [run])
+        store.delete(RULE_HISTORY, "ingest_run_id = $1", [run])
         families = [f for f in FAMILIES if _affected(f, changed) and _exist(store, f)]
         rows = changes(current_values(store, families),
                        latest_recorded(store, [f.name for f in families]))

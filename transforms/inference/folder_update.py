@@ -42,20 +42,19 @@ def update_folders(store: Store, table: Table, text: str, run_id: str,
     instead: a row without a run folder cannot be told apart."""
     store.ensure([table])
     found = {f for path in by.files for f in folders_of(path)}
-    for folder, in store.con.execute(  # where the files' rows were (a file may have moved)
+    for folder in store.query(  # where the files' rows were (a file may have moved)
             f"SELECT DISTINCT run_folder FROM {table.qualified} "
-            "WHERE source_file IN (SELECT unnest($1))", [by.files]).fetchall():
+            "WHERE source_file IN (SELECT unnest($1))", [by.files])["run_folder"]:
         if folder is None:
             return False
         found.add(folder)
     folders = sorted(found)
     in_folders = "run_folder IN (SELECT unnest($1))"
     # the held-back rows of these folders go too: they are validated again below
-    store.con.execute(
-        f"DELETE FROM {QUARANTINE.qualified} WHERE target_table = $2 AND (source_file IN "
-        "(SELECT unnest($3)) OR json_extract_string(row_values, '$.run_folder') IN "
-        "(SELECT unnest($1)))", [folders, table.key, by.files])
-    store.con.execute(f"DELETE FROM {table.qualified} WHERE {in_folders}", [folders])
+    store.delete(QUARANTINE, "target_table = $2 AND (source_file IN (SELECT unnest($3)) OR "
+                 "json_extract_string(row_values, '$.run_folder') IN (SELECT unnest($1)))",
+                 [folders, table.key, by.files])
+    store.delete(table, in_folders, [folders])
     append_query(store, table, text, run_id, f"WHERE {in_folders}", [folders])
     by.folders = folders
     # all the table's held-back rows, as a rebuild counts them

@@ -56,13 +56,11 @@ def update_optimal(store: Store, policies: list[Slo], knee_fraction: float,
     points = store.query(f"SELECT * FROM ({sql('sizing_measurements')}) AS m "
                          f"WHERE {one_of('m', _SWEEP_TYPES, len(sweeps))}", _values(sweeps))
     rows = optimal_table(points, policies, knee_fraction)
-    store.con.execute(f"DELETE FROM {TABLE.qualified} AS t "
-                      f"WHERE {one_of('t', _SWEEP_TYPES, len(sweeps))}",
-                      _values(sweeps))
+    store.delete(TABLE, one_of(TABLE.name, _SWEEP_TYPES, len(sweeps)), _values(sweeps))
     outdated = [text for text, (sweep, _) in held.items() if sweep in touched]
     if outdated:
-        store.con.execute(f"DELETE FROM {QUARANTINE.qualified} WHERE target_table = ? AND "
-                          "row_values IN (SELECT unnest(?::VARCHAR[]))", [TABLE.key, outdated])
+        store.delete(QUARANTINE, "target_table = ? AND row_values IN "
+                     "(SELECT unnest(?::VARCHAR[]))", [TABLE.key, outdated])
     append_validated(store, TABLE, to_frame(TABLE, rows))
     return True
 

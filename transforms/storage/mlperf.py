@@ -38,11 +38,11 @@ def register_mlperf_context(store: Store) -> None:
     systems = system_descriptions(store.query(
         f"SELECT path FROM {INGESTED_FILES.qualified} WHERE regexp_matches(path, "
         r"'/systems/[^/]+\.(json|ya?ml)$', 'i')")["path"].to_list())
-    store.con.register("mlperf_storage_files", file_labels(files, systems).to_arrow())
-    store.con.register("mlperf_storage_rules", rules_frame().to_arrow())
-    store.con.register("mlperf_accelerator_gpus", pl.DataFrame(
+    store.register("mlperf_storage_files", file_labels(files, systems))
+    store.register("mlperf_storage_rules", rules_frame())
+    store.register("mlperf_accelerator_gpus", pl.DataFrame(
         {"accelerator": list(ACCELERATOR_GPU_MODELS),
-         "gpu_model": list(ACCELERATOR_GPU_MODELS.values())}).to_arrow())
+         "gpu_model": list(ACCELERATOR_GPU_MODELS.values())}))
 
 
 def file_labels(files: list[str], systems: dict[str, set[str]]) -> pl.DataFrame:
