@@ -12,6 +12,7 @@ from typing import Any
 import dagster as dg
 
 from assets.keys import table_key
+from assets.metadata import described
 from assets.resources import SizingRules, Warehouse
 from reports.markdown import markdown
 from schemas.spec import Table
@@ -19,24 +20,26 @@ from schemas.spec import Table
 FAILING_ROWS_SHOWN = 20
 WARN = dg.AssetCheckSeverity.WARN
 ERROR = dg.AssetCheckSeverity.ERROR
+CHECK_PLAUSIBLE_EFFICIENCY = "scaling_efficiency_plausible"
 
 
 @dataclass(frozen=True)
 class RowCheck:
     """The check `name` of `table` (both a contract: never renamed).
 
-    `description`: what holds, for the UI; `{field}` stands for the default of a SizingRules
-    field. `what`: the offending rows, in words, in the check's metadata; `{field}` stands
-    for the value of one of `tunables` the check ran with. The query's parameters are
-    `params`, then the values of `tunables` (fields of SizingRules), bound as $1, $2, ...
-    `sql`: the query, when it is not the check's own file (one shared by several checks,
-    or built by a transform)."""
+    `summary` and `detail`: its description, as the UI shows it; `{field}` in them stands
+    for the default of a SizingRules field. `what`: the offending rows, in words, in the
+    check's metadata; `{field}` stands for the value of one of `tunables` the check ran with.
+    The query's parameters are `params`, then the values of `tunables` (SizingRules fields),
+    bound as $1, $2, ... `sql`: the query, when it is not the check's own file (one shared
+    by several checks, or one a transform builds)."""
 
     table: Table
     name: str
-    description: str
+    severity: dg.AssetCheckSeverity
+    summary: str
+    detail: str
     what: str
-    severity: dg.AssetCheckSeverity = ERROR
     params: tuple[Any, ...] = ()
     tunables: tuple[str, ...] = ()
     sql: str | None = None
@@ -56,8 +59,9 @@ def row_check(check: RowCheck) -> dg.AssetChecksDefinition:
     it binds some of its fields, so a check without tunables is called with the warehouse
     alone."""
     sql = check.sql if check.sql is not None else check_sql(check.file)
+    description = described(check.summary, check.detail).format_map(SizingRules.defaults())
     decorate = dg.asset_check(asset=table_key(check.table), name=check.name,
-                              description=check.description.format_map(SizingRules.defaults()))
+                              description=description)
 
     def run(warehouse: Warehouse, tuned: dict[str, float]) -> dg.AssetCheckResult:
         params = [*check.params, *tuned.values()]
@@ -76,6 +80,16 @@ def row_check(check: RowCheck) -> dg.AssetChecksDefinition:
 
     plain_check.__name__ = check.name
     return decorate(plain_check)
+
+
+def scaling_efficiency_check(table: Table, suspicious: str) -> dg.AssetChecksDefinition:
+    """`scaling_efficiency_plausible` of a scaling table: no efficiency above the
+    SizingRules ceiling. `suspicious`: how suspicious one above it is, and its likely
+    causes."""
+    return row_check(RowCheck(
+        table, CHECK_PLAUSIBLE_EFFICIENCY, WARN, "Scaling is not super-linear.",
+        f"Scaling efficiency above {{max_scaling_efficiency}} {suspicious}",
+        "super-linear scaling", tunables=("max_scaling_efficiency",)))
 
 
 def rows_check(warehouse: Warehouse, sql: str, what: str,

@@ -5,7 +5,7 @@ import dagster as dg
 
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key as key
-from assets.metadata import described, table_description
+from assets.metadata import table_description
 from assets.resources import Warehouse
 from assets.row_checks import WARN, RowCheck, row_check
 from assets.versions import COLLECTIVES
@@ -67,50 +67,44 @@ def collective_sizing_tables(context: dg.AssetExecutionContext, warehouse: Wareh
 
 _LINK_LIMITS_SQL, _LINK_LIMITS = over_limit()
 busbw_within_link_limits = row_check(RowCheck(
-    COLLECTIVE_BANDWIDTH, CHECK_LINK_LIMITS,
-    described("No busbw above what the links can carry.",
-              "Each row's busbw (either side) stays under the lowest physical bound known for "
-              "it: the GPU's NVLink (by gpu_model) and, across nodes, the NICs a network label "
-              "'<NICs>x<Gb/s>G' names, scaled by the share of the buffer the collective must "
-              "move through them (transforms/collectives/limits.py). Above it: a unit or label "
-              "error, or in-network reduction (SHARP) the bound leaves out."),
-    "rows whose busbw is above a physical link limit", WARN,
+    COLLECTIVE_BANDWIDTH, CHECK_LINK_LIMITS, WARN, "No busbw above what the links can carry.",
+    "Each row's busbw (either side) stays under the lowest physical bound known for it: the "
+    "GPU's NVLink (by gpu_model) and, across nodes, the NICs a network label "
+    "'<NICs>x<Gb/s>G' names, scaled by the share of the buffer the collective must move "
+    "through them (transforms/collectives/limits.py). Above it: a unit or label error, or "
+    "in-network reduction (SHARP) the bound leaves out.",
+    "rows whose busbw is above a physical link limit",
     params=tuple(_LINK_LIMITS), sql=_LINK_LIMITS_SQL))
 no_wrong_values = row_check(RowCheck(
-    COLLECTIVE_BANDWIDTH, CHECK_WRONG_VALUES,
-    described("No test found wrong elements.",
-              "nccl-tests validates every result: a row with #wrong > 0 or a test whose 'Out "
-              "of bounds values' is not 0 had corrupted data. Its rows stay in the table with "
-              "valid = false and never feed the rule."),
-    "tests with wrong elements (data corruption)", WARN))
+    COLLECTIVE_BANDWIDTH, CHECK_WRONG_VALUES, WARN, "No test found wrong elements.",
+    "nccl-tests validates every result: a row with #wrong > 0 or a test whose 'Out of bounds "
+    "values' is not 0 had corrupted data. Its rows stay in the table with valid = false and "
+    "never feed the rule.",
+    "tests with wrong elements (data corruption)"))
 avg_bus_bandwidth_matches_rows = row_check(RowCheck(
-    COLLECTIVE_BANDWIDTH, CHECK_AVG_BUS_BANDWIDTH,
-    described("Each test's 'Avg bus bandwidth' is the mean of its rows.",
-              "nccl-tests prints the mean busbw of every row, out-of-place and in-place. A "
-              "printed average farther from the rows' mean than rounding allows (0.005 GB/s "
-              "per row, 6 significant digits for the average) means rows were lost, doubled "
-              "or misread."),
-    "tests whose Avg bus bandwidth disagrees with their rows", WARN,
+    COLLECTIVE_BANDWIDTH, CHECK_AVG_BUS_BANDWIDTH, WARN,
+    "Each test's 'Avg bus bandwidth' is the mean of its rows.",
+    "nccl-tests prints the mean busbw of every row, out-of-place and in-place. A printed "
+    "average farther from the rows' mean than rounding allows (0.005 GB/s per row, 6 "
+    "significant digits for the average) means rows were lost, doubled or misread.",
+    "tests whose Avg bus bandwidth disagrees with their rows",
     params=(BUSBW_ROUNDING_BYTES_PER_S, AVG_ROUNDING_SHARE)))
 labels_agree_with_run_yaml = row_check(RowCheck(
-    COLLECTIVE_BANDWIDTH, CHECK_LABELS,
-    described("The file's GPUs and nodes agree with run.yaml.",
-              "The Rank lines' GPU name, host count and GPUs per host are used "
-              "(docs/context.md); a run.yaml saying otherwise (another GPU model or memory "
-              "size, another node count) mislabels its folder or the file."),
-    "labels the file states otherwise than its run.yaml", WARN,
-    params=(_MODEL_TOKEN, _MEMORY_TOKEN)))
+    COLLECTIVE_BANDWIDTH, CHECK_LABELS, WARN, "The file's GPUs and nodes agree with run.yaml.",
+    "The Rank lines' GPU name, host count and GPUs per host are used (docs/context.md); a "
+    "run.yaml saying otherwise (another GPU model or memory size, another node count) "
+    "mislabels its folder or the file.",
+    "labels the file states otherwise than its run.yaml", params=(_MODEL_TOKEN, _MEMORY_TOKEN)))
 plateau_reached = row_check(RowCheck(
-    COLLECTIVE_BANDWIDTH_RULE, CHECK_PLATEAU,
-    described("Every rule row reached its plateau.",
-              "A plateau of one size means busbw was still rising at the largest size "
-              "measured: the sweep stopped too early (-e), and the plateau is a lower bound of "
-              "what the fabric achieves."),
-    "rule rows whose busbw was still rising at the largest size", WARN))
+    COLLECTIVE_BANDWIDTH_RULE, CHECK_PLATEAU, WARN, "Every rule row reached its plateau.",
+    "A plateau of one size means busbw was still rising at the largest size measured: the "
+    "sweep stopped too early (-e), and the plateau is a lower bound of what the fabric "
+    "achieves.",
+    "rule rows whose busbw was still rising at the largest size"))
 network_known_across_nodes = row_check(RowCheck(
-    COLLECTIVE_BANDWIDTH_RULE, CHECK_NETWORK,
-    described("Every multi-node rule row names its network.",
-              "nccl-tests never prints the fabric: results across nodes without a run.yaml "
-              "'network' fall in one group whatever they ran on (EFA, InfiniBand, TCP), and "
-              "their plateau mixes them."),
-    "multi-node rule rows without a network", WARN))
+    COLLECTIVE_BANDWIDTH_RULE, CHECK_NETWORK, WARN,
+    "Every multi-node rule row names its network.",
+    "nccl-tests never prints the fabric: results across nodes without a run.yaml 'network' "
+    "fall in one group whatever they ran on (EFA, InfiniBand, TCP), and their plateau mixes "
+    "them.",
+    "multi-node rule rows without a network"))

@@ -5,7 +5,7 @@ import dagster as dg
 
 from assets.derived import fresh_checks, inputs_changed, rebuild
 from assets.keys import table_key as key
-from assets.metadata import described, table_description
+from assets.metadata import table_description
 from assets.resources import Warehouse
 from assets.row_checks import WARN, RowCheck, row_check
 from assets.versions import HISTORY
@@ -43,10 +43,10 @@ def rule_changes(context: dg.AssetExecutionContext, warehouse: Warehouse):
 
 
 rules_changed_beyond_noise = row_check(RowCheck(
-    RULE_CHANGES, CHECK_CHANGED_BEYOND_NOISE,
-    described("No sizing rule moved beyond the noise of its measurements.",
-              "Lists the rules the latest recording run changed by more than their noise "
-              "margin (docs/rule-history.md), with the context fields that differ between the "
-              "two sides (a driver, a software version). A warning: the change may be real and "
-              "wanted (an upgrade), but the rule changed."),
-    "rule values that moved beyond their noise margin", WARN))
+    RULE_CHANGES, CHECK_CHANGED_BEYOND_NOISE, WARN,
+    "No sizing rule moved beyond the noise of its measurements.",
+    "Lists the rules the latest recording run changed by more than their noise margin "
+    "(docs/rule-history.md), with the context fields that differ between the two sides (a "
+    "driver, a software version). A warning: the change may be real and wanted (an upgrade), "
+    "but the rule changed.",
+    "rule values that moved beyond their noise margin"))

@@ -4,9 +4,9 @@ import dagster as dg
 
 from assets.derived import fresh_check, rebuild
 from assets.keys import table_key
-from assets.metadata import described, table_description
+from assets.metadata import table_description
 from assets.resources import Warehouse
-from assets.row_checks import WARN, RowCheck, row_check
+from assets.row_checks import ERROR, WARN, RowCheck, row_check
 from assets.versions import INFERENCE
 from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
 from schemas.core import INFERENCE_MEASUREMENTS
@@ -57,27 +57,22 @@ def inference_measurements(context: dg.AssetExecutionContext, warehouse: Warehou
 
 
 throughput_positive = row_check(RowCheck(
-    INFERENCE_MEASUREMENTS, CHECK_THROUGHPUT_POSITIVE,
-    described("Every measurement did some work.", "throughput_per_s > 0 on every row."),
-    "measurements with no or zero throughput"))
+    INFERENCE_MEASUREMENTS, CHECK_THROUGHPUT_POSITIVE, ERROR, "Every measurement did some work.",
+    "throughput_per_s > 0 on every row.", "measurements with no or zero throughput"))
 latency_percentiles_ordered = row_check(RowCheck(
-    INFERENCE_MEASUREMENTS, CHECK_PERCENTILES_ORDERED,
-    described("Latency percentiles rise.",
-              "p50 <= p90 <= p95 <= p99 where present. A violation points at a mislabelled "
-              "column or a broken export."),
-    "measurements whose latency percentiles decrease", WARN))
+    INFERENCE_MEASUREMENTS, CHECK_PERCENTILES_ORDERED, WARN, "Latency percentiles rise.",
+    "p50 <= p90 <= p95 <= p99 where present. A violation points at a mislabelled column or a "
+    "broken export.",
+    "measurements whose latency percentiles decrease"))
 every_measurement_names_its_model = row_check(RowCheck(
-    INFERENCE_MEASUREMENTS, CHECK_HAS_MODEL,
-    described("Every measurement names its model.",
-              "The model comes from the file, its folder name, or run.yaml tags.model; "
-              "unnamed measurements cannot feed sizing."),
-    "files whose measurements have no model: set `model:` in a run.yaml", WARN))
+    INFERENCE_MEASUREMENTS, CHECK_HAS_MODEL, WARN, "Every measurement names its model.",
+    "The model comes from the file, its folder name, or run.yaml tags.model; unnamed "
+    "measurements cannot feed sizing.",
+    "files whose measurements have no model: set `model:` in a run.yaml"))
 littles_law = row_check(RowCheck(
-    INFERENCE_MEASUREMENTS, CHECK_LITTLES_LAW,
-    described("Latency agrees with Little's law.",
-              "On every sweep, concurrency x batch / throughput should be close to the mean "
-              "latency (p50 where the mean is absent). Points off by more than the tolerance "
-              "are listed with the ratio: they reveal client-side limits or a mislabelled "
-              "load."),
-    "points whose latency is off Little's law by more than x{littles_law_tolerance}", WARN,
+    INFERENCE_MEASUREMENTS, CHECK_LITTLES_LAW, WARN, "Latency agrees with Little's law.",
+    "On every sweep, concurrency x batch / throughput should be close to the mean latency "
+    "(p50 where the mean is absent). Points off by more than the tolerance are listed with "
+    "the ratio: they reveal client-side limits or a mislabelled load.",
+    "points whose latency is off Little's law by more than x{littles_law_tolerance}",
     tunables=("littles_law_tolerance",)))

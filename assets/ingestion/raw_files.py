@@ -11,7 +11,7 @@ import rich.progress
 
 from assets.carried_checks import carry_over
 from assets.keys import RAW_ROOT_KEY, table_key
-from assets.metadata import described, table_description, table_metadata
+from assets.metadata import table_description, table_metadata
 from assets.resources import Warehouse
 from assets.row_checks import WARN, RowCheck, row_check
 from assets.versions import RAW, derived_fingerprint
@@ -138,8 +138,7 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
 CHECK_NO_REJECTED_FILES = "no_rejected_files"
 
 no_rejected_files = row_check(RowCheck(
-    INGESTED_FILES, CHECK_NO_REJECTED_FILES,
-    described("No file or row was rejected.",
-              "Every file under the raw root loaded or was recognised as not a result; "
-              "rejected files and held-back rows are listed with their reasons."),
-    "quarantine records (whole files and single rows)", WARN))
+    INGESTED_FILES, CHECK_NO_REJECTED_FILES, WARN, "No file or row was rejected.",
+    "Every file under the raw root loaded or was recognised as not a result; rejected files "
+    "and held-back rows are listed with their reasons.",
+    "quarantine records (whole files and single rows)"))

@@ -4,9 +4,9 @@ import dagster as dg
 
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key as key
-from assets.metadata import described, table_description
+from assets.metadata import table_description
 from assets.resources import SizingRules, Warehouse
-from assets.row_checks import WARN, RowCheck, row_check
+from assets.row_checks import ERROR, WARN, RowCheck, row_check
 from assets.versions import LLM
 from schemas.context import FILE_CONTEXT
 from schemas.genai_perf import GENAI_PERF
@@ -76,21 +76,20 @@ def capacity_plan_total(context: dg.AssetExecutionContext, warehouse: Warehouse)
 
 
 ttft_within_end_to_end = row_check(RowCheck(
-    LLM_SERVING_RUNS, CHECK_TTFT_WITHIN_E2E,
-    described("The first token never comes after the whole answer.",
-              "Per request TTFT <= end-to-end latency, so every statistic of TTFT is at most "
-              f"the same statistic of E2E (within {E2E_TOLERANCE:g}x for rounding). A run "
-              "that breaks it mixes units or runs."),
+    LLM_SERVING_RUNS, CHECK_TTFT_WITHIN_E2E, ERROR,
+    "The first token never comes after the whole answer.",
+    "Per request TTFT <= end-to-end latency, so every statistic of TTFT is at most the same "
+    f"statistic of E2E (within {E2E_TOLERANCE:g}x for rounding). A run that breaks it mixes "
+    "units or runs.",
     "runs whose TTFT exceeds their end-to-end latency", params=(E2E_TOLERANCE,)))
 failed_runs_have_no_latency = row_check(RowCheck(
-    LLM_SERVING_RUNS, CHECK_FAILED_WITHOUT_LATENCY,
-    described("A failed run carries no latency and feeds no rule.",
-              "A run whose requests all failed is recorded as failed, never as a run of zero "
-              "latency."),
+    LLM_SERVING_RUNS, CHECK_FAILED_WITHOUT_LATENCY, ERROR,
+    "A failed run carries no latency and feeds no rule.",
+    "A run whose requests all failed is recorded as failed, never as a run of zero latency.",
     "failed runs with latencies or feeding rules"))
 runs_feeding_rules_name_their_gpu = row_check(RowCheck(
-    LLM_SERVING_RUNS, CHECK_LABELLED,
-    described("Every run that feeds a rule says which GPU served it, and how many.",
-              "Without gpu_model and gpus a serving run cannot be sized per GPU: add them to "
-              "the run.yaml beside the file (docs/context.md)."),
-    "serving runs without a GPU model or count", WARN))
+    LLM_SERVING_RUNS, CHECK_LABELLED, WARN,
+    "Every run that feeds a rule says which GPU served it, and how many.",
+    "Without gpu_model and gpus a serving run cannot be sized per GPU: add them to the "
+    "run.yaml beside the file (docs/context.md).",
+    "serving runs without a GPU model or count"))

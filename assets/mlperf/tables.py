@@ -5,9 +5,9 @@ import dagster as dg
 
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key as key
-from assets.metadata import described, table_description
+from assets.metadata import table_description
 from assets.resources import Warehouse
-from assets.row_checks import WARN, RowCheck, row_check
+from assets.row_checks import ERROR, WARN, RowCheck, row_check, scaling_efficiency_check
 from assets.versions import MLPERF
 from schemas.ledger import INGESTED_FILES
 from schemas.mlperf import MLPERF_SYSTEMS
@@ -27,7 +27,6 @@ from transforms.mlperf.tables import (
 CHECK_INVALID_NEVER_FEED = "invalid_runs_never_feed_rules"
 CHECK_PER_ACCELERATOR_DIVISOR = "value_per_accelerator_has_accelerators"
 CHECK_FOLDER_DISAGREEMENTS = "folder_disagreements"
-CHECK_PLAUSIBLE_EFFICIENCY = "scaling_efficiency_plausible"
 CHECK_SCORES_HAVE_RUNS = "scores_have_required_runs"
 
 INFERENCE_KEY = key(MLPERF_INFERENCE_RESULTS)
@@ -63,34 +62,31 @@ def mlperf_training_scores(context: dg.AssetExecutionContext, warehouse: Warehou
 
 
 mlperf_invalid_runs_never_feed_rules = row_check(RowCheck(
-    MLPERF_INFERENCE_RESULTS, CHECK_INVALID_NEVER_FEED,
-    described("No INVALID or non-reportable run feeds a rule.",
-              "feeds_rules is true only for a VALID run in performance/run_1 (what a "
-              "submission reports) whose system is known."),
+    MLPERF_INFERENCE_RESULTS, CHECK_INVALID_NEVER_FEED, ERROR,
+    "No INVALID or non-reportable run feeds a rule.",
+    "feeds_rules is true only for a VALID run in performance/run_1 (what a submission "
+    "reports) whose system is known.",
     "INVALID, non-reportable or unknown-system runs marked feeds_rules"))
 mlperf_value_per_accelerator_has_accelerators = row_check(RowCheck(
-    MLPERF_INFERENCE_RESULTS, CHECK_PER_ACCELERATOR_DIVISOR,
-    described("A value per accelerator always has accelerators to divide by.",
-              "Every run with a value_per_accelerator has total_accelerators > 0 (a CPU-only "
-              "system's is NULL, with its reason)."),
+    MLPERF_INFERENCE_RESULTS, CHECK_PER_ACCELERATOR_DIVISOR, ERROR,
+    "A value per accelerator always has accelerators to divide by.",
+    "Every run with a value_per_accelerator has total_accelerators > 0 (a CPU-only system's "
+    "is NULL, with its reason).",
     "values per accelerator without a positive accelerator count"))
 mlperf_folder_disagreements = row_check(RowCheck(
-    MLPERF_INFERENCE_RESULTS, CHECK_FOLDER_DISAGREEMENTS,
-    described("No folder disagrees with the file it holds.",
-              "Lists the runs whose path disagrees with what the files say: a scenario folder "
-              "against LoadGen's printed scenario, a mode or run folder, a system folder whose "
-              "name disagrees with its systems JSON, or no systems JSON at all. The rows are "
-              "kept as written (never fixed); this warns."),
-    "runs whose folders disagree with their files", WARN))
-mlperf_scaling_efficiency_plausible = row_check(RowCheck(
-    MLPERF_TRAINING_SCORES, CHECK_PLAUSIBLE_EFFICIENCY,
-    described("Scaling is not super-linear.",
-              "Scaling efficiency above {max_scaling_efficiency} is suspicious (a slow "
-              "baseline, systems tuned differently, or a wrong accelerator count)."),
-    "super-linear scaling", WARN, tunables=("max_scaling_efficiency",)))
+    MLPERF_INFERENCE_RESULTS, CHECK_FOLDER_DISAGREEMENTS, WARN,
+    "No folder disagrees with the file it holds.",
+    "Lists the runs whose path disagrees with what the files say: a scenario folder against "
+    "LoadGen's printed scenario, a mode or run folder, a system folder whose name disagrees "
+    "with its systems JSON, or no systems JSON at all. The rows are kept as written (never "
+    "fixed); this warns.",
+    "runs whose folders disagree with their files"))
+mlperf_scaling_efficiency_plausible = scaling_efficiency_check(
+    MLPERF_TRAINING_SCORES, "is suspicious (a slow baseline, systems tuned differently, or a "
+                            "wrong accelerator count).")
 mlperf_scores_have_required_runs = row_check(RowCheck(
-    MLPERF_TRAINING_SCORES, CHECK_SCORES_HAVE_RUNS,
-    described("No score without the runs the rules require.",
-              "A score_min exists only for a benchmark the round's rules list, with at least "
-              "runs_required result files."),
+    MLPERF_TRAINING_SCORES, CHECK_SCORES_HAVE_RUNS, ERROR,
+    "No score without the runs the rules require.",
+    "A score_min exists only for a benchmark the round's rules list, with at least "
+    "runs_required result files.",
     "scores without the required runs"))

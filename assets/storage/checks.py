@@ -10,8 +10,7 @@ those of assets/inference/checks.py.
 import dagster as dg
 
 from assets.business_rules import business_check
-from assets.metadata import described
-from assets.row_checks import WARN, RowCheck, check_sql, row_check
+from assets.row_checks import ERROR, WARN, RowCheck, check_sql, row_check
 from schemas.storage import (
     CHECKPOINT_WRITE,
     STORAGE_CAPABILITY,
@@ -38,11 +37,10 @@ BANDWIDTH_MISMATCH_SQL = check_sql("core.storage_measurements.bandwidth_is_bytes
 def _bandwidth_check(tool: str, name: str, what: str) -> dg.AssetChecksDefinition:
     tolerance = TOLERANCES[tool]
     return row_check(RowCheck(
-        STORAGE_MEASUREMENTS, name,
-        described(f"{tool} bandwidth is bytes over time.",
-                  f"{what} within {tolerance:.0%}: bandwidth_bytes_per_s x runtime_s = "
-                  "bytes_transferred. A row off it has a unit or field mix-up (or summed fio "
-                  "clones below their total)."),
+        STORAGE_MEASUREMENTS, name, ERROR, f"{tool} bandwidth is bytes over time.",
+        f"{what} within {tolerance:.0%}: bandwidth_bytes_per_s x runtime_s = "
+        "bytes_transferred. A row off it has a unit or field mix-up (or summed fio clones "
+        "below their total).",
         f"{tool} rows whose bandwidth is not bytes / runtime within {tolerance:.0%} "
         "(ratio = bandwidth x runtime / bytes)",
         params=(tolerance, tool), sql=BANDWIDTH_MISMATCH_SQL))
@@ -58,11 +56,11 @@ elbencho_bandwidth_matches_bytes_over_time = _bandwidth_check(
     "elbencho", "elbencho_bandwidth_matches_bytes_over_time",
     "elbencho throughput is the bytes moved / the phase time")
 storage_system_known = row_check(RowCheck(
-    STORAGE_MEASUREMENTS, CHECK_STORAGE_SYSTEM_KNOWN,
-    described("Every measurement names its storage system.",
-              "The storage system comes from run.yaml 'storage_system'; measurements without "
-              "one are left out of the storage sizing."),
-    "files whose measurements have no storage_system: set it in a run.yaml", WARN))
+    STORAGE_MEASUREMENTS, CHECK_STORAGE_SYSTEM_KNOWN, WARN,
+    "Every measurement names its storage system.",
+    "The storage system comes from run.yaml 'storage_system'; measurements without one are "
+    "left out of the storage sizing.",
+    "files whose measurements have no storage_system: set it in a run.yaml"))
 
 
 capability_rules = business_check(

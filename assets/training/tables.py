@@ -5,9 +5,9 @@ import dagster as dg
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key
 from assets.keys import table_key as key
-from assets.metadata import described, table_description
+from assets.metadata import table_description
 from assets.resources import Warehouse
-from assets.row_checks import WARN, RowCheck, row_check
+from assets.row_checks import ERROR, WARN, RowCheck, row_check, scaling_efficiency_check
 from assets.versions import TRAINING
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import INGESTED_FILES
@@ -22,7 +22,6 @@ from transforms.training.tables import build_training_runs, build_training_sizin
 
 CHECK_FAILURES_EXPLAINED = "failed_runs_explained"
 CHECK_THERMAL_DRIFT = "no_thermal_drift"
-CHECK_PLAUSIBLE_EFFICIENCY = "scaling_efficiency_plausible"
 
 # the ledger too: rows of files gone from disk are left out (assets/derived.py)
 _INPUTS = (TF_CNN_RUNS, TF_CNN_STEPS, TF_CNN_BENCHMARK_RUNS, TF_CNN_BENCHMARK_METRICS,
@@ -53,20 +52,14 @@ def training_sizing_tables(context: dg.AssetExecutionContext, warehouse: Warehou
 
 
 failed_runs_explained = row_check(RowCheck(
-    TRAINING_RUNS, CHECK_FAILURES_EXPLAINED,
-    described("Every failed run says why.",
-              "A run whose status is not ok carries an error_class."),
+    TRAINING_RUNS, CHECK_FAILURES_EXPLAINED, ERROR, "Every failed run says why.",
+    "A run whose status is not ok carries an error_class.",
     "runs that are not ok and carry no error_class"))
 no_thermal_drift = row_check(RowCheck(
-    TRAINING_RUNS, CHECK_THERMAL_DRIFT,
-    described("No run slows down as it goes.",
-              "The step rate of a run stays within {max_step_drift_pct:g} % from its first to "
-              "its last measured interval; a sustained drop points at thermal throttling (or a "
-              "noisy neighbour)."),
-    "runs whose step rate drifted", WARN, tunables=("max_step_drift_pct",)))
-scaling_efficiency_plausible = row_check(RowCheck(
-    TRAINING_SCALING, CHECK_PLAUSIBLE_EFFICIENCY,
-    described("Scaling is not super-linear.",
-              "Scaling efficiency above {max_scaling_efficiency} is physically suspicious (a "
-              "slow baseline, mixed configurations, or a mislabelled GPU count)."),
-    "super-linear scaling", WARN, tunables=("max_scaling_efficiency",)))
+    TRAINING_RUNS, CHECK_THERMAL_DRIFT, WARN, "No run slows down as it goes.",
+    "The step rate of a run stays within {max_step_drift_pct:g} % from its first to its last "
+    "measured interval; a sustained drop points at thermal throttling (or a noisy neighbour).",
+    "runs whose step rate drifted", tunables=("max_step_drift_pct",)))
+scaling_efficiency_plausible = scaling_efficiency_check(
+    TRAINING_SCALING, "is physically suspicious (a slow baseline, mixed configurations, or a "
+                      "mislabelled GPU count).")
