@@ -7,6 +7,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import PrivateAttr
 
+from assets import tunables
 from ingest.discovery import FoundFile, discover
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Limits
 from ingest.scope import Scope
@@ -19,7 +20,6 @@ from store.lock import DEFAULT_WAIT_S
 from store.resident import holds_more_than
 from store.store import Store
 from transforms import freshness
-from transforms.inference.optimal import DEFAULT_KNEE_FRACTION
 from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 # The listing `sizing ingest` made to decide whether to run at all (ingest/unchanged.py),
@@ -232,8 +232,16 @@ def _mark_not_rebuilt_stale(store: Store, run_id: str, why: str) -> None:
 
 
 class SizingRules(dg.ConfigurableResource):
-    """Tunables of the sizing rules."""
+    """Tunables of the sizing rules and of the checks that judge their inputs; each field's
+    default, bounds and description are declared in assets/tunables.py."""
 
-    # share of the peak throughput the optimal level must reach (`sizing plan --knee` too)
-    knee_fraction: float = DEFAULT_KNEE_FRACTION
-    littles_law_tolerance: float = 1.5  # flag latency off Little's law by more than this factor
+    knee_fraction: float = tunables.KNEE_FRACTION.field()
+    littles_law_tolerance: float = tunables.LITTLES_LAW_TOLERANCE.field()
+    max_scaling_efficiency: float = tunables.MAX_SCALING_EFFICIENCY.field()
+    kv_bound_tolerance: float = tunables.KV_BOUND_TOLERANCE.field()
+    max_step_drift_pct: float = tunables.MAX_STEP_DRIFT_PCT.field()
+
+    @classmethod
+    def defaults(cls) -> dict[str, float]:
+        """Every tunable's default, by field name."""
+        return {name: field.default for name, field in cls.model_fields.items()}

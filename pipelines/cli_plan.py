@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from assets.tunables import KNEE_FRACTION
 from ingest.suggest import did_you_mean as _close
 from pipelines.console import UsageError, number, one_line, print_frame, say
 from reports.query import connect_read_only
@@ -24,7 +25,7 @@ from schemas.llm import LLM_CAPACITY_PLAN, LLM_SERVING_RUNS
 from schemas.sizing import CAPACITY_PLAN, PERCENTILES
 from store.store import Store, StoreError
 from transforms.derived import to_frame
-from transforms.inference.optimal import DEFAULT_KNEE_FRACTION, NO_LIMIT, Slo
+from transforms.inference.optimal import NO_LIMIT, Slo
 from transforms.inference.planner import Demand, Plan, Scenario
 from transforms.inference.tables import measurements, plan_scenario
 from transforms.llm.planner import DEFAULT_TOKENS_PER_USER_PER_MIN, ChatDemand, merged
@@ -77,10 +78,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     plan.add_argument("--output-tokens", type=float, metavar="TOKENS",
                       help="output tokens per request of a MODEL=Xrps demand (default: the "
                            "serving sweep's mean)")
-    plan.add_argument("--knee", type=knee_arg, default=DEFAULT_KNEE_FRACTION,
+    # the default of the SizingRules resource, so a plan and a run size alike
+    plan.add_argument("--knee", type=knee_arg, default=KNEE_FRACTION.default,
                       metavar="FRACTION",
                       help="share of the peak throughput the optimum must reach, in (0, 1] "
-                           f"(default {DEFAULT_KNEE_FRACTION:g}; 1: the peak itself, a small "
+                           f"(default {KNEE_FRACTION.default:g}; 1: the peak itself, a small "
                            "share: the smallest level measured)")
     plan.add_argument("--warehouse", help="DuckDB file to read")
     plan.set_defaults(handler=plan_command)

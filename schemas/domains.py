@@ -203,12 +203,6 @@ NAMES: dict[str, Domain] = {
 }
 
 
-# Within scaling_efficiency's domain, yet super-linear: a value above it is suspect (a slow
-# baseline, mismatched runs, a wrong GPU count), and the scaling_efficiency_plausible checks of
-# the training and MLPerf Training scaling tables warn on it.
-MAX_EFFICIENCY = 1.05
-
-
 def unit_rule(name: str) -> tuple[str, str, Domain] | None:
     """The unit of a column name: (suffix, unit as printed, its domain), or None."""
     return next((rule for rule in UNITS if name.endswith(rule[0])), None)

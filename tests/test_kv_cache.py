@@ -8,14 +8,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from assets.llm.kv_cache import (
     KvCacheConfig,
+    kv_cache_capacity,
     served_models_have_an_architecture,
     sweeps_within_the_kv_bound,
 )
-from assets.resources import Warehouse
+from assets.resources import SizingRules, Warehouse
 from ingest.engine import ingest
 from ingest.examine import examine
 from parsers.base import SourceFile
@@ -34,7 +36,7 @@ LLAMA_8B = "meta-llama/Llama-3.1-8B-Instruct"
 def build(store: Store, **tunables: float) -> None:
     build_runs(store, "t")
     build_optimal(store, 0.95)
-    kv.build_kv_cache(store, **tunables)
+    kv.build_kv_cache(store, **{"kv_bound_tolerance": 0.25, **tunables})
 
 
 def built(tmp_path: Path, files: dict[str, str], **tunables: float) -> Path:
@@ -75,7 +77,19 @@ def test_kv_bytes_per_token_and_the_tokens_an_80_gb_gpu_holds():
     (14, 19, "compute-bound"), (64, 321, "compute-bound"),
     (24, 19, "over the KV bound"), (1, 0, "over the KV bound")])
 def test_the_agreement_is_within_25_percent(knee, bound, verdict):
-    assert kv.agreement(knee, bound) == verdict
+    assert kv.agreement(knee, bound, 0.25) == verdict
+
+
+def test_the_kv_tolerance_is_the_sizing_rules_one(tmp_path):
+    """The asset reads the tolerance from the SizingRules resource: at 0.81, vLLM's knee of 64
+    is within 0.19 x 321 = 61 of its bound of 321 sequences, so kv-bound (at 0.25, the
+    default, compute-bound: test_the_sample_sweeps_against_their_kv_bound)."""
+    warehouse = built(tmp_path, {**all_files(), **MODELS})
+    assert dg.materialize([kv_cache_capacity], resources={
+        "warehouse": Warehouse(path=str(warehouse)),
+        "rules": SizingRules(kv_bound_tolerance=0.81)}).success
+    assert query(warehouse, "SELECT agreement FROM sizing.kv_cache_capacity "
+                            "WHERE tool = 'vllm' AND agreement IS NOT NULL") == [("kv-bound",)]
 
 
 def test_a_model_too_big_for_one_gpu_gets_the_fewest_that_hold_it():

@@ -26,7 +26,7 @@ from assets.mlperf.tables import (
     mlperf_training_scores,
     mlperf_value_per_accelerator_has_accelerators,
 )
-from assets.resources import Warehouse
+from assets.resources import SizingRules, Warehouse
 from ingest.engine import ingest
 from reports.report import render
 from samples import mlperf_inference, mlperf_training
@@ -287,7 +287,8 @@ def test_scores_and_scaling_computed_by_hand(sample):
     assert eight[10] == pytest.approx(0.663, abs=1e-3)  # 5.307 / (64 / 8)
     assert eight[11:] == (64, "NVIDIA H100-SXM5-80GB")
     assert mlperf_scores_have_required_runs(warehouse=sample.warehouse).passed
-    assert mlperf_scaling_efficiency_plausible(warehouse=sample.warehouse).passed
+    assert mlperf_scaling_efficiency_plausible(warehouse=sample.warehouse,
+                                               rules=SizingRules()).passed
     # the sample tree is training_results_v4.0: its own rules, no warning
     assert sample.q("SELECT DISTINCT round, rules_round, rules_warning, rule LIKE "
                     "'MLPerf Training v4.0 (resnet: 5 runs required)%' FROM "
@@ -351,7 +352,8 @@ def test_a_log_count_is_the_fallback_and_a_disagreement_a_warning(tmp_path):
 def test_super_linear_scaling_and_a_score_without_its_runs_are_flagged(sample):
     sample.execute("UPDATE sizing.mlperf_training_scores SET scaling_efficiency = 1.2 "
                    "WHERE system = 'dgxh100_n8_mxnet'")
-    check = mlperf_scaling_efficiency_plausible(warehouse=sample.warehouse)
+    check = mlperf_scaling_efficiency_plausible(warehouse=sample.warehouse,
+                                               rules=SizingRules())
     assert check.passed is False and check.severity == dg.AssetCheckSeverity.WARN
     sample.execute("UPDATE sizing.mlperf_training_scores SET runs_given = 4 "
                    "WHERE system = 'dgxh100_n1_mxnet'")

@@ -102,7 +102,7 @@ def build(store: Store, raw: Path, run_id: str) -> None:
     build_plans(store, 0.95)
     llm.build_optimal(store, 0.95)
     llm.build_plans(store)
-    kv_cache.build_kv_cache(store)
+    kv_cache.build_kv_cache(store, kv_bound_tolerance=0.25)
     build_rule_history(store, run_id)
     build_rule_changes(store, run_id)
 

@@ -14,8 +14,8 @@ import pytest
 from assets.business_rules import run_suite
 from assets.resources import Warehouse
 from assets.storage.checks import (
+    BANDWIDTH_MISMATCH_SQL,
     TOLERANCES,
-    bandwidth_mismatch_sql,
     gdsio_throughput_matches_bytes_over_time,
     storage_system_known,
 )
@@ -439,6 +439,6 @@ def test_corpus_elbencho_and_mlperf_storage(corpus):
 
 def test_corpus_bandwidth_matches_bytes_over_runtime(corpus):
     for tool, tolerance in TOLERANCES.items():
-        assert corpus(bandwidth_mismatch_sql(tool), tolerance) == [], tool
+        assert corpus(BANDWIDTH_MISMATCH_SQL, tolerance, tool) == [], tool
     assert corpus("SELECT count(*) FROM core.storage_measurements "
                   "WHERE storage_system IS NULL AND counts_as_capability") == [(0,)]

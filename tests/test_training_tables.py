@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assets.resources import Warehouse
+from assets.resources import SizingRules, Warehouse
 from assets.training.tables import no_thermal_drift, scaling_efficiency_plausible
 from ingest.engine import ingest
 from samples import training
@@ -95,11 +95,14 @@ def test_throttling_and_super_linear_scaling_are_flagged(tmp_path):
     write(raw, files)
     build(raw, tmp_path / "t.duckdb")
     warehouse = Warehouse(raw_dir=str(raw), path=str(tmp_path / "t.duckdb"))
-    drift = no_thermal_drift(warehouse=warehouse)
+    drift = no_thermal_drift(warehouse=warehouse, rules=SizingRules())
     assert drift.passed is False and drift.metadata["failing_rows"].value == 1
     # 8 GPUs at 1.2 x the bare-metal rate in the VM: 0.95 x 1.2 / 0.96 = 1.1875 > 1.05
-    efficiency = scaling_efficiency_plausible(warehouse=warehouse)
+    efficiency = scaling_efficiency_plausible(warehouse=warehouse, rules=SizingRules())
     assert efficiency.passed is False and efficiency.metadata["failing_rows"].value == 1
+    # the ceiling is the resource's: raised above 1.1875, the run passes
+    assert scaling_efficiency_plausible(
+        warehouse=warehouse, rules=SizingRules(max_scaling_efficiency=1.19)).passed
 
 
 def test_lambda_logs_take_precision_and_gpu_from_the_path(tmp_path):

@@ -5,9 +5,9 @@ import dagster as dg
 
 from assets.derived import fresh_checks, inputs_changed, rebuild
 from assets.keys import table_key as key
-from assets.metadata import described, table_description
+from assets.metadata import table_description
 from assets.resources import Warehouse
-from assets.row_checks import rows_check
+from assets.row_checks import WARN, RowCheck, row_check
 from assets.versions import HISTORY
 from schemas.context import FILE_CONTEXT
 from schemas.history import RULE_CHANGES, RULE_HISTORY
@@ -42,18 +42,11 @@ def rule_changes(context: dg.AssetExecutionContext, warehouse: Warehouse):
                        lambda store: build_rule_changes(store, context.run_id))
 
 
-@dg.asset_check(asset=key(RULE_CHANGES), name=CHECK_CHANGED_BEYOND_NOISE,
-                description=described(
-                    "No sizing rule moved beyond the noise of its measurements.",
-                    "Lists the rules the latest recording run changed by more than their "
-                    "noise margin (docs/rule-history.md), with the context fields that "
-                    "differ between the two sides (a driver, a software version). A warning: "
-                    "the change may be real and wanted (an upgrade), but the rule changed."))
-def rules_changed_beyond_noise(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse,
-        f"SELECT family, rule_label, metric, old_value, new_value, round(change_pct, 2) AS "
-        f"change_pct, round(margin_pct, 2) AS margin_pct, context_changes "
-        f"FROM {RULE_CHANGES.qualified} WHERE exceeds_margin "
-        "ORDER BY abs(change_pct) DESC NULLS FIRST, family, rule_label, metric",
-        "rule values that moved beyond their noise margin", dg.AssetCheckSeverity.WARN)
+rules_changed_beyond_noise = row_check(RowCheck(
+    RULE_CHANGES, CHECK_CHANGED_BEYOND_NOISE, WARN,
+    "No sizing rule moved beyond the noise of its measurements.",
+    "Lists the rules the latest recording run changed by more than their noise margin "
+    "(docs/rule-history.md), with the context fields that differ between the two sides (a "
+    "driver, a software version). A warning: the change may be real and wanted (an upgrade), "
+    "but the rule changed.",
+    "rule values that moved beyond their noise margin"))

@@ -4,9 +4,9 @@ import dagster as dg
 
 from assets.derived import fresh_check, rebuild
 from assets.keys import table_key
-from assets.metadata import described, table_description
-from assets.resources import SizingRules, Warehouse
-from assets.row_checks import rows_check
+from assets.metadata import table_description
+from assets.resources import Warehouse
+from assets.row_checks import ERROR, WARN, RowCheck, row_check
 from assets.versions import INFERENCE
 from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
 from schemas.core import INFERENCE_MEASUREMENTS
@@ -56,68 +56,23 @@ def inference_measurements(context: dg.AssetExecutionContext, warehouse: Warehou
                        core=True, by_folder=_BY_FOLDER)
 
 
-_WHERE = f"FROM {INFERENCE_MEASUREMENTS.qualified}"
-_IDENTITY = "source_file, source_line, model, config_variant, batch_size, concurrency"
-
-
-@dg.asset_check(asset=INFERENCE_KEY, name=CHECK_THROUGHPUT_POSITIVE, blocking=False,
-                description=described("Every measurement did some work.",
-                                      "throughput_per_s > 0 on every row."))
-def throughput_positive(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse,
-        f"SELECT {_IDENTITY}, throughput_per_s {_WHERE} "
-        "WHERE throughput_per_s IS NULL OR throughput_per_s <= 0",
-        "measurements with no or zero throughput",
-    )
-
-
-@dg.asset_check(asset=INFERENCE_KEY, name=CHECK_PERCENTILES_ORDERED,
-                description=described(
-                    "Latency percentiles rise.",
-                    "p50 <= p90 <= p95 <= p99 where present. A violation points at a "
-                    "mislabelled column or a broken export."))
-def latency_percentiles_ordered(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse,
-        f"SELECT {_IDENTITY}, latency_p50_ms, latency_p90_ms, latency_p95_ms, latency_p99_ms "
-        f"{_WHERE} WHERE latency_p50_ms > latency_p90_ms OR latency_p90_ms > latency_p95_ms "
-        "OR latency_p95_ms > latency_p99_ms OR latency_p50_ms > latency_p99_ms",
-        "measurements whose latency percentiles decrease",
-        dg.AssetCheckSeverity.WARN,
-    )
-
-
-@dg.asset_check(asset=INFERENCE_KEY, name=CHECK_HAS_MODEL,
-                description=described(
-                    "Every measurement names its model.",
-                    "The model comes from the file, its folder name, or run.yaml tags.model; "
-                    "unnamed measurements cannot feed sizing."))
-def every_measurement_names_its_model(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse, f"SELECT DISTINCT tool, source_file {_WHERE} WHERE model IS NULL",
-        "files whose measurements have no model: set `model:` in a run.yaml",
-        dg.AssetCheckSeverity.WARN,
-    )
-
-
-@dg.asset_check(asset=INFERENCE_KEY, name=CHECK_LITTLES_LAW,
-                description=described(
-                    "Latency agrees with Little's law.",
-                    "On every sweep, concurrency x batch / throughput should be close to the "
-                    "mean latency (p50 where the mean is absent). Points off by more than the "
-                    "tolerance are listed with the ratio: they reveal client-side limits or a "
-                    "mislabelled load."))
-def littles_law(warehouse: Warehouse, rules: SizingRules) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse,
-        "SELECT * FROM (SELECT source_file, source_line, model, config_variant, batch_size, "
-        "concurrency, throughput_per_s, coalesce(latency_avg_ms, latency_p50_ms) AS latency_ms, "
-        "1000.0 * concurrency * coalesce(batch_size, 1) / throughput_per_s AS littles_law_ms, "
-        "round(latency_ms / littles_law_ms, 3) AS ratio "
-        f"{_WHERE} WHERE concurrency > 0 AND throughput_per_s > 0) "
-        "WHERE ratio > $1 OR ratio < 1 / $1 ORDER BY abs(ln(ratio)) DESC",
-        f"points whose latency is off Little's law by more than x{rules.littles_law_tolerance}",
-        dg.AssetCheckSeverity.WARN,
-        [rules.littles_law_tolerance],
-    )
+throughput_positive = row_check(RowCheck(
+    INFERENCE_MEASUREMENTS, CHECK_THROUGHPUT_POSITIVE, ERROR, "Every measurement did some work.",
+    "throughput_per_s > 0 on every row.", "measurements with no or zero throughput"))
+latency_percentiles_ordered = row_check(RowCheck(
+    INFERENCE_MEASUREMENTS, CHECK_PERCENTILES_ORDERED, WARN, "Latency percentiles rise.",
+    "p50 <= p90 <= p95 <= p99 where present. A violation points at a mislabelled column or a "
+    "broken export.",
+    "measurements whose latency percentiles decrease"))
+every_measurement_names_its_model = row_check(RowCheck(
+    INFERENCE_MEASUREMENTS, CHECK_HAS_MODEL, WARN, "Every measurement names its model.",
+    "The model comes from the file, its folder name, or run.yaml tags.model; unnamed "
+    "measurements cannot feed sizing.",
+    "files whose measurements have no model: set `model:` in a run.yaml"))
+littles_law = row_check(RowCheck(
+    INFERENCE_MEASUREMENTS, CHECK_LITTLES_LAW, WARN, "Latency agrees with Little's law.",
+    "On every sweep, concurrency x batch / throughput should be close to the mean latency "
+    "(p50 where the mean is absent). Points off by more than the tolerance are listed with "
+    "the ratio: they reveal client-side limits or a mislabelled load.",
+    "points whose latency is off Little's law by more than x{littles_law_tolerance}",
+    tunables=("littles_law_tolerance",)))

@@ -11,9 +11,9 @@ import rich.progress
 
 from assets.carried_checks import carry_over
 from assets.keys import RAW_ROOT_KEY, table_key
-from assets.metadata import described, table_description, table_metadata
+from assets.metadata import table_description, table_metadata
 from assets.resources import Warehouse
-from assets.row_checks import rows_check
+from assets.row_checks import WARN, RowCheck, row_check
 from assets.versions import RAW, derived_fingerprint
 from ingest.engine import ingest
 from parsers.registry import data_tables
@@ -137,17 +137,8 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
 
 CHECK_NO_REJECTED_FILES = "no_rejected_files"
 
-
-@dg.asset_check(asset=table_key(INGESTED_FILES), name=CHECK_NO_REJECTED_FILES,
-                description=described(
-                    "No file or row was rejected.",
-                    "Every file under the raw root loaded or was recognised as not a result; "
-                    "rejected files and held-back rows are listed with their reasons."))
-def no_rejected_files(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse,
-        f"SELECT q.source_file, q.location, q.reason FROM {QUARANTINE.qualified} q "
-        "ORDER BY q.source_file, q.location",
-        "quarantine records (whole files and single rows)",
-        dg.AssetCheckSeverity.WARN,
-    )
+no_rejected_files = row_check(RowCheck(
+    INGESTED_FILES, CHECK_NO_REJECTED_FILES, WARN, "No file or row was rejected.",
+    "Every file under the raw root loaded or was recognised as not a result; rejected files "
+    "and held-back rows are listed with their reasons.",
+    "quarantine records (whole files and single rows)"))

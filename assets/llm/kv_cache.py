@@ -5,9 +5,9 @@ from pydantic import Field
 
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key as key
-from assets.metadata import described, table_description
-from assets.resources import Warehouse
-from assets.row_checks import rows_check
+from assets.metadata import table_description
+from assets.resources import SizingRules, Warehouse
+from assets.row_checks import WARN, RowCheck, row_check
 from assets.versions import LLM
 from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
 from schemas.kv_cache import KV_CACHE_CAPACITY, REFERENCE_LLM_MODELS
@@ -39,38 +39,23 @@ class KvCacheConfig(dg.Config):
           deps=[key(t) for t in _INPUTS], description=table_description(KV_CACHE_CAPACITY),
           check_specs=fresh_checks([KV_CACHE_CAPACITY]))
 def kv_cache_capacity(context: dg.AssetExecutionContext, warehouse: Warehouse,
-                      config: KvCacheConfig):
+                      config: KvCacheConfig, rules: SizingRules):
     yield from rebuild(context, warehouse, [KV_CACHE_CAPACITY], lambda store: build_kv_cache(
         store, config.gpu_memory_utilization, config.overhead_gb_per_gpu,
-        warehouse.keep_missing)[1])
+        warehouse.keep_missing, kv_bound_tolerance=rules.kv_bound_tolerance)[1])
 
 
-@dg.asset_check(asset=key(KV_CACHE_CAPACITY), name=CHECK_ARCHITECTURE_KNOWN,
-                description=described(
-                    "Every served model has an architecture to size its KV cache.",
-                    "A model of the serving runs that matches no model or alias of "
-                    "reference/llm_models.csv is listed, never guessed: add it to "
-                    "reference/llm_models.csv (or the label as an alias of its "
-                    "architecture)."))
-def served_models_have_an_architecture(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse,
-        f"SELECT model, gpu_model, gpus, reason FROM {KV_CACHE_CAPACITY.qualified} "
-        "WHERE origin = 'served' AND architecture IS NULL ORDER BY model, gpu_model, gpus",
-        "served models without an architecture: add them to reference/llm_models.csv",
-        dg.AssetCheckSeverity.WARN)
-
-
-@dg.asset_check(asset=key(KV_CACHE_CAPACITY), name=CHECK_WITHIN_KV_BOUND,
-                description=described(
-                    "No sweep saturates above what its KV cache can hold.",
-                    "A measured knee more than 25% above the concurrent sequences the KV "
-                    "cache holds at the sweep's mean length means prefix caching, a smaller "
-                    "KV dtype than assumed, or a wrong model, GPU or GPU count label."))
-def sweeps_within_the_kv_bound(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse,
-        f"SELECT model, gpu_model, gpus, tool, backend, kv_dtype, measured_knee_concurrency, "
-        f"kv_bound_concurrency, comparison FROM {KV_CACHE_CAPACITY.qualified} "
-        "WHERE agreement = 'over the KV bound' ORDER BY model, gpu_model, gpus, tool",
-        "sweeps whose knee is over the KV bound", dg.AssetCheckSeverity.WARN)
+served_models_have_an_architecture = row_check(RowCheck(
+    KV_CACHE_CAPACITY, CHECK_ARCHITECTURE_KNOWN, WARN,
+    "Every served model has an architecture to size its KV cache.",
+    "A model of the serving runs that matches no model or alias of reference/llm_models.csv "
+    "is listed, never guessed: add it to reference/llm_models.csv (or the label as an alias "
+    "of its architecture).",
+    "served models without an architecture: add them to reference/llm_models.csv"))
+sweeps_within_the_kv_bound = row_check(RowCheck(
+    KV_CACHE_CAPACITY, CHECK_WITHIN_KV_BOUND, WARN,
+    "No sweep saturates above what its KV cache can hold.",
+    "A measured knee more than {kv_bound_tolerance:.0%} above the concurrent sequences the KV "
+    "cache holds at the sweep's mean length means prefix caching, a smaller KV dtype than "
+    "assumed, or a wrong model, GPU or GPU count label.",
+    "sweeps whose knee is over the KV bound"))

@@ -4,9 +4,9 @@ import dagster as dg
 
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key as key
-from assets.metadata import described, table_description
+from assets.metadata import table_description
 from assets.resources import SizingRules, Warehouse
-from assets.row_checks import rows_check
+from assets.row_checks import ERROR, WARN, RowCheck, row_check
 from assets.versions import LLM
 from schemas.context import FILE_CONTEXT
 from schemas.genai_perf import GENAI_PERF
@@ -75,44 +75,21 @@ def capacity_plan_total(context: dg.AssetExecutionContext, warehouse: Warehouse)
                        lambda store: build_totals(store)[1])
 
 
-@dg.asset_check(asset=key(LLM_SERVING_RUNS), name=CHECK_TTFT_WITHIN_E2E,
-                description=described(
-                    "The first token never comes after the whole answer.",
-                    "Per request TTFT <= end-to-end latency, so every statistic of TTFT is "
-                    f"at most the same statistic of E2E (within {E2E_TOLERANCE:g}x for "
-                    "rounding). A run that breaks it mixes units or runs."))
-def ttft_within_end_to_end(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse,
-        f"SELECT source_file, run_index, ttft_mean_ms, e2el_mean_ms, ttft_p99_ms, e2el_p99_ms "
-        f"FROM {LLM_SERVING_RUNS.qualified} WHERE ttft_mean_ms > $1 * e2el_mean_ms "
-        "OR ttft_median_ms > $1 * e2el_median_ms OR ttft_p99_ms > $1 * e2el_p99_ms",
-        "runs whose TTFT exceeds their end-to-end latency", params=[E2E_TOLERANCE])
-
-
-@dg.asset_check(asset=key(LLM_SERVING_RUNS), name=CHECK_FAILED_WITHOUT_LATENCY,
-                description=described(
-                    "A failed run carries no latency and feeds no rule.",
-                    "A run whose requests all failed is recorded as failed, never as a run "
-                    "of zero latency."))
-def failed_runs_have_no_latency(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse,
-        f"SELECT source_file, run_index, status, ttft_mean_ms, e2el_mean_ms, feeds_rules "
-        f"FROM {LLM_SERVING_RUNS.qualified} WHERE status = 'failed' AND (feeds_rules OR "
-        "ttft_mean_ms IS NOT NULL OR e2el_mean_ms IS NOT NULL OR output_tokens_per_s > 0)",
-        "failed runs with latencies or feeding rules")
-
-
-@dg.asset_check(asset=key(LLM_SERVING_RUNS), name=CHECK_LABELLED,
-                description=described(
-                    "Every run that feeds a rule says which GPU served it, and how many.",
-                    "Without gpu_model and gpus a serving run cannot be sized per GPU: add "
-                    "them to the run.yaml beside the file (docs/context.md)."))
-def runs_feeding_rules_name_their_gpu(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return rows_check(
-        warehouse,
-        f"SELECT source_file, run_index, model, gpu_model, gpus FROM "
-        f"{LLM_SERVING_RUNS.qualified} WHERE feeds_rules AND (gpu_model IS NULL OR gpus IS "
-        "NULL) ORDER BY source_file",
-        "serving runs without a GPU model or count", dg.AssetCheckSeverity.WARN)
+ttft_within_end_to_end = row_check(RowCheck(
+    LLM_SERVING_RUNS, CHECK_TTFT_WITHIN_E2E, ERROR,
+    "The first token never comes after the whole answer.",
+    "Per request TTFT <= end-to-end latency, so every statistic of TTFT is at most the same "
+    f"statistic of E2E (within {E2E_TOLERANCE:g}x for rounding). A run that breaks it mixes "
+    "units or runs.",
+    "runs whose TTFT exceeds their end-to-end latency", params=(E2E_TOLERANCE,)))
+failed_runs_have_no_latency = row_check(RowCheck(
+    LLM_SERVING_RUNS, CHECK_FAILED_WITHOUT_LATENCY, ERROR,
+    "A failed run carries no latency and feeds no rule.",
+    "A run whose requests all failed is recorded as failed, never as a run of zero latency.",
+    "failed runs with latencies or feeding rules"))
+runs_feeding_rules_name_their_gpu = row_check(RowCheck(
+    LLM_SERVING_RUNS, CHECK_LABELLED, WARN,
+    "Every run that feeds a rule says which GPU served it, and how many.",
+    "Without gpu_model and gpus a serving run cannot be sized per GPU: add them to the "
+    "run.yaml beside the file (docs/context.md).",
+    "serving runs without a GPU model or count"))

@@ -16,7 +16,6 @@ import polars as pl
 SWEEP = ("model", "config_variant", "batch_size", "gpu_model", "system")
 METRICS = ("throughput_per_s", "latency_avg_ms", "latency_p50_ms", "latency_p90_ms",
            "latency_p95_ms", "latency_p99_ms", "gpu_memory_mb", "gpu_utilization_pct")
-DEFAULT_KNEE_FRACTION = 0.95
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,6 @@ DEFAULT_KV = "bf16"  # the engines' 'auto': the model's own 16-bit dtype
 REFERENCE_GPUS_TRIED = (1, 2, 4, 8)
 CONTEXTS = (("2k", 2048), ("8k", 8192), ("32k", 32768))
 SWEEP_CONTEXT = "sweep mean"
-TOLERANCE = 0.25  # the knee within 25% of the KV bound counts as reaching it
 
 # a checkpoint's precision, as its name says it (Meta-Llama-3.1-8B-Instruct-FP8, ...-AWQ)
 _NAME_DTYPES = (("fp8", re.compile(r"fp8", re.I)),
@@ -99,10 +98,12 @@ def max_sequences(tokens: int, context_tokens: float) -> int:
     return math.floor(tokens / context_tokens)
 
 
-def agreement(knee: float, bound: int) -> str:
-    if knee > (1 + TOLERANCE) * bound:
+def agreement(knee: float, bound: int, tolerance: float) -> str:
+    """The knee against the bound: within `tolerance` (a share of the bound) of it or above
+    it, kv-bound; above it by more, over the KV bound; below it by more, compute-bound."""
+    if knee > (1 + tolerance) * bound:
         return "over the KV bound"
-    if knee >= (1 - TOLERANCE) * bound:
+    if knee >= (1 - tolerance) * bound:
         return "kv-bound"
     return "compute-bound"
 
@@ -226,8 +227,8 @@ class Instance:
         return [self.at(kv, name, tokens) for kv in KV_BYTES for name, tokens in CONTEXTS]
 
 
-def compare(instance: Instance, sweep: dict, mean_tokens: float, served_kv: tuple[str, str]
-            ) -> list[dict]:
+def compare(instance: Instance, sweep: dict, mean_tokens: float, served_kv: tuple[str, str],
+            tolerance: float) -> list[dict]:
     """The sweep-mean rows of both KV dtypes; the row of the dtype the engine served with
     carries the comparison with the measured knee."""
     files = ";".join(sorted({instance.arch.source_file, instance.memory.source_file,
@@ -240,7 +241,7 @@ def compare(instance: Instance, sweep: dict, mean_tokens: float, served_kv: tupl
     served = next(r for r in rows if r["kv_dtype"] == served_kv[0])
     other = next(r for r in rows if r["kv_dtype"] != served_kv[0])
     bound = served["max_concurrent_sequences"]
-    verdict = agreement(knee, bound)
+    verdict = agreement(knee, bound, tolerance)
     served.update(measured_knee_concurrency=knee, highest_concurrency_measured=highest,
                   kv_bound_concurrency=bound,
                   knee_share_of_kv_bound=knee / bound if bound else None, agreement=verdict,
@@ -315,8 +316,9 @@ class Tunables:
 
 def build_kv_cache(store: Store, utilization: float = GPU_MEMORY_UTILIZATION,
                    overhead_gb_per_gpu: float = OVERHEAD_GB_PER_GPU,
-                   keep_missing: bool = False) -> tuple[int, int]:
-    """(rows written, rows held back) of sizing.kv_cache_capacity."""
+                   keep_missing: bool = False, *, kv_bound_tolerance: float) -> tuple[int, int]:
+    """(rows written, rows held back) of sizing.kv_cache_capacity. `kv_bound_tolerance`:
+    how near the KV bound a measured knee counts as reaching it (`agreement`)."""
     store.ensure([REFERENCE_LLM_MODELS, REFERENCE_GPUS, LLM_SERVING_RUNS, LLM_SERVING_OPTIMAL])
     tunables = Tunables(utilization, overhead_gb_per_gpu)
     models = _present(store, REFERENCE_LLM_MODELS.qualified, keep_missing)
@@ -343,7 +345,8 @@ def build_kv_cache(store: Store, utilization: float = GPU_MEMORY_UTILIZATION,
     for sweep in sweeps:
         sweep_key = (sweep["model"], sweep["gpu_model"], sweep["gpus"])
         if sweep_key in instances:  # else its model, GPU or memory is unknown: a row says so
-            rows += _sweep_rows(instances[sweep_key], sweep, served[sweep_key])
+            rows += _sweep_rows(instances[sweep_key], sweep, served[sweep_key],
+                                kv_bound_tolerance)
     taken = {(m, g, n, i.weights_dtype) for (m, g, n), i in instances.items()}
     rows += _reference(list(dict.fromkeys(known[m["model"].lower()] for m in models)),
                        gpus_csv, tunables, taken)
@@ -386,7 +389,8 @@ def _served(served: dict[tuple, list[dict]], known: dict[str, Architecture],
     return rows, instances
 
 
-def _sweep_rows(instance: Instance, sweep: dict, served: list[dict]) -> list[dict]:
+def _sweep_rows(instance: Instance, sweep: dict, served: list[dict], tolerance: float
+                ) -> list[dict]:
     """The sweep-mean rows of one concurrency sweep, with the comparison."""
     group = [r for r in served if r["tool"] == sweep["tool"]
              and r["backend"] == sweep["backend"] and r["concurrency"] is not None]
@@ -399,7 +403,7 @@ def _sweep_rows(instance: Instance, sweep: dict, served: list[dict]) -> list[dic
             instance.arch, sweep["source_files"]),
             "context": SWEEP_CONTEXT, "tool": sweep["tool"], "backend": sweep["backend"]}]
     served_kv = serving_kv_dtype(instance.model, [r["kv_cache_dtype"] for r in group])
-    return compare(instance, sweep, sum(lengths) / len(lengths), served_kv)
+    return compare(instance, sweep, sum(lengths) / len(lengths), served_kv, tolerance)
 
 
 def _reference(architectures: list[Architecture], gpus_csv: dict[str, Memory],
