@@ -1,9 +1,11 @@
 """How `make test` shares the suite between its xdist workers (`--dist loadgroup`).
 
 A test goes to whichever worker is free, except that tests sharing a module- or
-session-scoped fixture of this suite (an ingested warehouse, say) are one unit that runs on
-one worker: the fixture is built once, not once per worker. A test's explicit xdist_group
-mark joins it to that group too.
+session-scoped fixture defined in a test module (an ingested warehouse, say) are one unit
+that runs on one worker: the fixture is built once, not once per worker. A test's explicit
+xdist_group mark joins it to that group too. A fixture of a conftest.py is meant for tests
+of many modules: each worker builds its own (a template warehouse, the PostgreSQL server),
+and its users spread freely.
 
 xdist's own loadgroup scheduler reads the group from a suffix it appends to each test id,
 which pytest 9.2 no longer lets it write (xdist issue 1386: the marks are then silently
@@ -21,16 +23,13 @@ from pathlib import Path
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
-# Built once per worker, wherever its tests run: cheaper than keeping all its users on one
-# worker (the PostgreSQL server starts in about a second).
-PER_WORKER = frozenset({"postgres_cluster"})
 _KEY = "sizing_test_groups"
 
 
 def groups(items: list[pytest.Item]) -> dict[str, str]:
     """Each grouped test's id and its group: the tests that share a fixture broader than one
-    test (transitively), or that carry the same xdist_group mark. Fixtures of pytest and its
-    plugins (tmp_path_factory) and those in PER_WORKER group nothing."""
+    test defined in a test module (transitively), or that carry the same xdist_group mark.
+    Fixtures of conftest.py files, pytest and its plugins group nothing."""
     parent: dict[str, str] = {}
 
     def root(key: str) -> str:
@@ -45,8 +44,8 @@ def groups(items: list[pytest.Item]) -> dict[str, str]:
         info = getattr(item, "_fixtureinfo", None)
         if info is not None:
             keys += [f"{defs[-1].baseid}::{name}" for name, defs in info.name2fixturedefs.items()
-                     if defs and defs[-1].scope != "function" and defs[-1].baseid
-                     and name not in PER_WORKER]
+                     if defs and defs[-1].scope != "function"
+                     and defs[-1].baseid.endswith(".py")]
         for key in keys[1:]:
             parent[root(key)] = root(keys[0])
         if keys:
