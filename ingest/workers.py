@@ -32,6 +32,7 @@ from parsers.base import SourceFile
 from parsers.registry import BY_FORMAT
 from runtime import config
 from runtime.spawn_pool import SpawnPool
+from store import faults
 from store.store import LedgerEntry
 
 # Starting the workers costs about a second of one core, as much as examining about 500
@@ -98,6 +99,7 @@ def still_current(prior: LedgerEntry, stale_formats: frozenset[str] | set[str]) 
 def _examine_block(jobs: list[Job], settings: Settings) -> list[FileOutcome]:
     """A worker's task: its files read from one opening of the raw root, whose folder
     descriptors serve the block's files (a listing's neighbours share folders)."""
+    faults.checkpoint("examine-block")
     with RawTree(settings.raw_root) as tree:
         return [examine_found(file, prior, settings, tree) for file, prior in jobs]
 

@@ -8,8 +8,9 @@ manager stopping it). SIZING_HOLD_AT=<point> with SIZING_HOLD_UNTIL=<file> stops
 this one's transaction is open, or signals the process from outside, without depending on
 timing.
 
-Points: those in POINTS, and `step:<step key>` where a step of a run first reads or writes
-the warehouse (assets/resources.py), e.g. `step:core__inference_measurements`.
+Points: those in POINTS (a run's stages) and WORK_POINTS, and `step:<step key>` where a
+step of a run first reads or writes the warehouse (assets/resources.py), e.g.
+`step:core__inference_measurements`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ FAULT_ENV, SIGNAL_ENV = "SIZING_FAULT_AT", "SIZING_FAULT_SIGNAL"
 HOLD_ENV, HOLD_UNTIL_ENV = "SIZING_HOLD_AT", "SIZING_HOLD_UNTIL"
 HOLD_LIMIT_S = 900.0  # a test that died never releases: go on rather than hang forever
 POINTS = ("after-discovery", "after-parse", "before-commit", "before-publish", "after-publish")
+# inside a unit of work rather than between a run's stages: a parse worker starting a block
+# of files (ingest/workers.py), a statement started in its thread (store/interruptible.py)
+WORK_POINTS = ("examine-block", "statement-started")
 STEP_POINT = "step:"  # + a step key
 
 

@@ -23,6 +23,8 @@ from typing import TypeVar
 
 import duckdb
 
+from store import faults
+
 T = TypeVar("T")
 WAIT_STEP_S = 0.1  # the main thread's longest uninterrupted wait
 STOP_WAIT_S = 5.0  # how long an interrupted statement may take to give up
@@ -71,6 +73,7 @@ class Interruptible:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         try:
             worker.start()
+            faults.checkpoint("statement-started")
             while not ended.is_set():
                 left = WAIT_STEP_S if deadline is None else \
                     min(WAIT_STEP_S, deadline - time.monotonic())

@@ -221,7 +221,9 @@ def test_a_stop_while_files_are_parsed_ends_the_parse_workers(published, lab, tm
         folder = raw / f"inference/h100-vm-{n:03d}/model_analyzer/results"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "metrics-model-inference.csv").write_text(text.replace("resnet152", f"m{n}"))
-    run = ingest(raw, lab, {"SIZING_PARSE_WORKERS": "2"})
+    release = tmp_path / "release"  # never written: the workers hold at their first block
+    run = ingest(raw, lab, {"SIZING_PARSE_WORKERS": "2", HOLD_ENV: "examine-block",
+                            HOLD_UNTIL_ENV: str(release)})
     deadline = time.monotonic() + 300
     # both workers up and working: a worker still starting (importing site) has Python's
     # own SIGINT handler, and a Ctrl-C then makes it print its start-up failure
