@@ -3,11 +3,11 @@
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
-from assets import tunables
 from ingest.discovery import FoundFile, discover
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Limits
 from ingest.scope import Scope
@@ -19,7 +19,7 @@ from store.location import RunWriter, WarehouseLocation, written
 from store.lock import DEFAULT_WAIT_S
 from store.resident import holds_more_than
 from store.store import Store
-from transforms import freshness
+from transforms import freshness, tunables
 from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 # The listing `sizing ingest` made to decide whether to run at all (ingest/unchanged.py),
@@ -231,15 +231,23 @@ def _mark_not_rebuilt_stale(store: Store, run_id: str, why: str) -> None:
                              f"run {run_id[:8]} was stopped ({why}) before rebuilding it")
 
 
+def _field(tunable: tunables.Tunable) -> Any:
+    """A resource field: the tunable's default, bounds and description."""
+    bounds = tunable.bounds
+    return Field(default=tunable.default, description=tunable.description,
+                 gt=bounds.get("gt"), ge=bounds.get("ge"), lt=bounds.get("lt"),
+                 le=bounds.get("le"))
+
+
 class SizingRules(dg.ConfigurableResource):
     """Tunables of the sizing rules and of the checks that judge their inputs; each field's
-    default, bounds and description are declared in assets/tunables.py."""
+    default, bounds and description are declared in transforms/tunables.py."""
 
-    knee_fraction: float = tunables.KNEE_FRACTION.field()
-    littles_law_tolerance: float = tunables.LITTLES_LAW_TOLERANCE.field()
-    max_scaling_efficiency: float = tunables.MAX_SCALING_EFFICIENCY.field()
-    kv_bound_tolerance: float = tunables.KV_BOUND_TOLERANCE.field()
-    max_step_drift_pct: float = tunables.MAX_STEP_DRIFT_PCT.field()
+    knee_fraction: float = _field(tunables.KNEE_FRACTION)
+    littles_law_tolerance: float = _field(tunables.LITTLES_LAW_TOLERANCE)
+    max_scaling_efficiency: float = _field(tunables.MAX_SCALING_EFFICIENCY)
+    kv_bound_tolerance: float = _field(tunables.KV_BOUND_TOLERANCE)
+    max_step_drift_pct: float = _field(tunables.MAX_STEP_DRIFT_PCT)
 
     @classmethod
     def defaults(cls) -> dict[str, float]:

@@ -57,7 +57,10 @@ def check_sql(name: str) -> str:
 def row_check(check: RowCheck) -> dg.AssetChecksDefinition:
     """The Dagster asset check `check` declares. It reads the SizingRules resource only when
     it binds some of its fields, so a check without tunables is called with the warehouse
-    alone."""
+    alone. A tunable SizingRules does not have is refused here, when the module loads."""
+    unknown = sorted(set(check.tunables) - set(SizingRules.defaults()))
+    if unknown:
+        raise ValueError(f"check {check.name}: {', '.join(unknown)} is no SizingRules field")
     sql = check.sql if check.sql is not None else check_sql(check.file)
     description = described(check.summary, check.detail).format_map(SizingRules.defaults())
     decorate = dg.asset_check(asset=table_key(check.table), name=check.name,

@@ -19,7 +19,7 @@ _ROOT = Path(__file__).resolve().parents[1]
 # one write policy, the checks and the resources that configure them.
 _DERIVING = ("common", "schemas", "store", "transforms/derived.py", "transforms/freshness.py",
              "transforms/sql", "transforms/quality", "assets/derived.py", "assets/keys.py",
-             "assets/metadata.py", "assets/resources.py", "assets/tunables.py",
+             "transforms/tunables.py", "assets/metadata.py", "assets/resources.py",
              "assets/row_checks.py",
              "assets/business_rules.py")
 

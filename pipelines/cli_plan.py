@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import math
 
-from assets.tunables import KNEE_FRACTION
 from ingest.suggest import did_you_mean as _close
 from pipelines.console import UsageError, number, one_line, print_frame, say
 from reports.query import connect_read_only
@@ -33,6 +32,7 @@ from transforms.llm.scenario_total import plural, scenario_total
 from transforms.llm.serving_rule import NO_LIMIT as NO_CHAT_LIMIT
 from transforms.llm.serving_rule import ChatSlo
 from transforms.llm.tables import chat_plan, policies
+from transforms.tunables import KNEE_FRACTION
 
 # by importance, left to right: on a narrow terminal the last ones go first
 PLAN_COLUMNS = ("model", "concurrent_users", "instances", "optimal_concurrency",

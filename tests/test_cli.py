@@ -166,3 +166,13 @@ def test_plan_refuses_non_finite_and_odd_numbers(option, reason, tmp_path, capsy
             "--warehouse", str(tmp_path / "none.duckdb"), *option]
     assert main(args) == 2
     assert reason in capsys.readouterr().err
+
+
+def test_plan_knee_defaults_to_the_one_of_the_sizing_rules():
+    """One default for the knee: an ad-hoc plan sizes as a run's SizingRules resource does."""
+    from assets.resources import SizingRules
+    from pipelines.cli import _parser
+
+    args = _parser().parse_args(["plan", "--demand", "x=4", "--gpu-model", "H100-80GB",
+                                 "--gpus-per-server", "8"])
+    assert args.knee == SizingRules().knee_fraction == 0.95

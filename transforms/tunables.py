@@ -1,26 +1,19 @@
 """The tunables of the sizing rules and of the checks that judge their inputs, each declared
 once: its default, its bounds and what it tunes. The `SizingRules` resource
 (assets/resources.py) is made of them, so a run's config sets them; `sizing plan --knee`
-reads its default here. Plain Python: the CLI imports it without pydantic or Dagster (every
-command would start about 0.15 s later)."""
+reads its default here. Plain data: the CLI imports it without pydantic or Dagster (every
+command would start about 0.15 s later), and the rules take the values as parameters."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
 class Tunable:
     default: float
     description: str
-    bounds: dict[str, Any]  # pydantic's gt, ge, lt, le: numbers
-
-    def field(self) -> Any:
-        """The resource field: this default, these bounds, this description."""
-        from pydantic import Field  # only where a resource is declared: see above
-
-        return Field(default=self.default, description=self.description, **self.bounds)
+    bounds: dict[str, float]  # pydantic's gt, ge, lt, le
 
 
 KNEE_FRACTION = Tunable(
