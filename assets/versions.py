@@ -40,19 +40,20 @@ def source_version(*paths: str) -> str:
 RAW = source_version("ingest", "runtime", "parsers", "schemas", "store", "assets/ingestion")
 # how the raw root is observed: its fingerprint (the listing, not the files' bytes)
 RAW_ROOT = source_version("ingest/discovery.py", "assets/ingestion/raw_root.py")
-INFERENCE = source_version(*_DERIVING, "transforms/inference", "assets/inference")
-TRAINING = source_version(*_DERIVING, "transforms/training", "assets/training")
-STORAGE = source_version(*_DERIVING, "transforms/storage", "assets/storage")
-LLM = source_version(*_DERIVING, "transforms/llm", "assets/llm")
-MLPERF = source_version(*_DERIVING, "transforms/mlperf", "assets/mlperf")
-COLLECTIVES = source_version(*_DERIVING, "transforms/collectives", "assets/collectives")
-REPORT = source_version(*_DERIVING, "reports", "assets/report")
-HISTORY = source_version(*_DERIVING, "transforms/history", "assets/history")
-DERIVED = (INFERENCE, TRAINING, STORAGE, LLM, MLPERF, COLLECTIVES, HISTORY, REPORT)
+
+
+def derived_version(*paths: str) -> str:
+    """The code version of a derived domain whose own source is at `paths` (its manifest's
+    `code`: assets/domain.py): a digest of that source and of what every derived table is
+    built with."""
+    return source_version(*_DERIVING, *paths)
 
 
 def derived_fingerprint() -> str:
-    """One digest of every derived asset's code version: what the warehouse records per run
-    to know that the code deriving its tables changed."""
-    return hashlib.sha256(":".join(DERIVED).encode()).hexdigest()[:16]
-
+    """One digest of the code every derived table is built from: what the warehouse records
+    per run to know that the code deriving its tables changed. It covers every domain's
+    source, whichever domains there are (every derived domain's `code` lies under
+    transforms/, reports/ and assets/ but the raw step's assets/ingestion/)."""
+    assets = sorted(p.relative_to(_ROOT).as_posix() for p in (_ROOT / "assets").iterdir()
+                    if p.name != "ingestion" and p.name != "__pycache__")
+    return source_version(*_DERIVING, "transforms", "reports", *assets)

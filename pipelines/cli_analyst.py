@@ -146,6 +146,7 @@ def as_of_arg(text: str) -> AsOf:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from pipelines.domains import REPORT_SECTIONS
     from reports.report import write_report
 
     warehouse = config.warehouse_location(args.warehouse)
@@ -155,7 +156,8 @@ def _report(args: argparse.Namespace) -> int:
     store = connect_read_only(warehouse)  # WarehouseUnavailable: one line, exit 2
     checks = _latest_checks()
     try:
-        written = write_report(store, out, checks, source=str(warehouse),
+        written = write_report(store, out, checks, domain_sections=REPORT_SECTIONS,
+                               source=str(warehouse),
                                interactive=args.interactive, workers=config.report_workers())
     except StoreError as exc:  # a DuckDB file that is not (yet) a warehouse
         raise UsageError(f"cannot report on warehouse {warehouse}: {one_line(exc)}") from None

@@ -1,24 +1,15 @@
-"""The one place assets, checks, jobs, sensors, schedules and resources are assembled."""
+"""The one place assets, checks, jobs, sensors, schedules and resources are assembled: every
+domain's assets and checks from its package (pipelines/domains.py lists the manifests)."""
 
 from __future__ import annotations
 
 import dagster as dg
 
-from assets.collectives import tables as collective_tables
-from assets.history import tables as history_tables
-from assets.inference import checks as inference_checks
-from assets.inference import measurements, sizing
-from assets.ingestion import raw_files, raw_root
 from assets.keys import RAW_ROOT_KEY
-from assets.llm import kv_cache as llm_kv_cache
-from assets.llm import tables as llm_tables
-from assets.mlperf import tables as mlperf_tables
-from assets.report import sizing_report
+from assets.report.sizing_report import sizing_report_asset
 from assets.resources import SizingRules, Warehouse
-from assets.storage import checks as storage_checks
-from assets.storage import tables as storage_tables
-from assets.training import tables as training_tables
 from pipelines.automation import INGEST_JOB, daily_ingest_schedule, raw_files_sensor
+from pipelines.domains import DOMAINS, REPORT_READS, REPORT_SECTIONS
 
 # DuckDB takes one writer: every step runs in the launching process, one after another.
 ingest_job = dg.define_asset_job(
@@ -31,13 +22,9 @@ ingest_job = dg.define_asset_job(
 )
 
 defs = dg.Definitions(
-    assets=dg.load_assets_from_modules([raw_root, raw_files, measurements, training_tables,
-                                        storage_tables, sizing, llm_tables, llm_kv_cache,
-                                        mlperf_tables, collective_tables, history_tables,
-                                        sizing_report]),
-    asset_checks=dg.load_asset_checks_from_modules(
-        [raw_files, measurements, training_tables, storage_checks, inference_checks,
-         llm_tables, llm_kv_cache, mlperf_tables, collective_tables, history_tables]),
+    assets=[*(a for d in DOMAINS for a in dg.load_assets_from_package_name(d.package)),
+            sizing_report_asset(REPORT_READS, REPORT_SECTIONS)],
+    asset_checks=[c for d in DOMAINS for c in dg.load_asset_checks_from_package_name(d.package)],
     jobs=[ingest_job],
     sensors=[raw_files_sensor],
     schedules=[daily_ingest_schedule],

@@ -1,8 +1,10 @@
 """The sizing report: one self-contained HTML file from the sizing tables, the answer
 first (capacity plan, freshness, checks), then one section per question.
 
-    write_report(store, reports.paths.report_path(warehouse_file))
-    write_report(store, out, interactive=True)  # Vega inline: zoom, tooltips, selection
+    write_report(store, reports.paths.report_path(warehouse_file), domain_sections=...)
+    write_report(store, out, domain_sections=..., interactive=True)  # Vega inline
+
+`domain_sections`: the domains' sections in order (pipelines/domains.py REPORT_SECTIONS).
 """
 
 from __future__ import annotations
@@ -18,16 +20,11 @@ from reports import chart_cache
 from reports.chart_cache import ChartCache
 from reports.checks import CheckOutcome
 from reports.html import Section, page
+from reports.sections import domain_section
 from reports.sections.changes import comparison, history, what_changed
-from reports.sections.collectives import collectives
 from reports.sections.coverage import coverage
-from reports.sections.inference import inference
-from reports.sections.llm import llm_serving
-from reports.sections.mlperf import mlperf
 from reports.sections.quality import quality
-from reports.sections.storage import storage
 from reports.sections.summary import summary
-from reports.sections.training import training
 from store.store import Store
 
 TITLE = "Sizing report"
@@ -42,18 +39,20 @@ class Written:
     bytes: int
 
 
-def sections(store: Store, checks: Sequence[CheckOutcome] | None) -> list[Section]:
+def sections(store: Store, checks: Sequence[CheckOutcome] | None,
+             domain_sections: Sequence[str]) -> list[Section]:
+    """The report's frame around the domains' sections (`domain_sections`, in the order of
+    the domains' manifests: pipelines/domains.py)."""
     rules = history(store)  # both "What changed" and "Comparison" read it: read once
-    answers = [summary(store, checks), what_changed(store, rules), inference(store),
-               llm_serving(store), training(store), collectives(store), storage(store),
-               mlperf(store), comparison(rules)]
+    answers = [summary(store, checks), what_changed(store, rules),
+               *(domain_section(spec)(store) for spec in domain_sections), comparison(rules)]
     return [*answers, coverage(store, answers), quality(store, checks)]
 
 
-def render(store: Store, checks: Sequence[CheckOutcome] | None = None, source: str = "",
-           now: datetime | None = None, interactive: bool = False
-           ) -> tuple[str, list[Section]]:
-    parts = sections(store, checks)
+def render(store: Store, checks: Sequence[CheckOutcome] | None = None, *,
+           domain_sections: Sequence[str], source: str = "", now: datetime | None = None,
+           interactive: bool = False) -> tuple[str, list[Section]]:
+    parts = sections(store, checks, domain_sections)
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     meta = (f"Generated {stamp}" + (f" from {source}" if source else "")
             + ". Every number comes from the warehouse's sizing tables (docs/warehouse.md); "
@@ -61,9 +60,9 @@ def render(store: Store, checks: Sequence[CheckOutcome] | None = None, source: s
     return page(TITLE, meta, parts, interactive), parts
 
 
-def write_report(store: Store, out: Path, checks: Sequence[CheckOutcome] | None = None,
-                 source: str = "", interactive: bool = False, workers: int | None = None
-                 ) -> Written:
+def write_report(store: Store, out: Path, checks: Sequence[CheckOutcome] | None = None, *,
+                 domain_sections: Sequence[str], source: str = "", interactive: bool = False,
+                 workers: int | None = None) -> Written:
     """Render and write atomically (a reader never sees half a report). `interactive`
     embeds the Vega libraries (about 0.9 MB, nothing fetched) for zoom, tooltips and
     legend selection; the default is static SVG and no script. `workers`: processes that
@@ -71,7 +70,8 @@ def write_report(store: Store, out: Path, checks: Sequence[CheckOutcome] | None 
     out.parent.mkdir(parents=True, exist_ok=True)
     cache = ChartCache(chart_cache.cache_path(out), workers, draw_svg=not interactive)
     with chart_cache.active(cache):
-        html, parts = render(store, checks, source, interactive=interactive)
+        html, parts = render(store, checks, domain_sections=domain_sections, source=source,
+                             interactive=interactive)
     cache.save()
     fd, tmp = tempfile.mkstemp(prefix=".sizing-report-", suffix=".html", dir=out.parent)
     try:

@@ -28,6 +28,7 @@ from assets.mlperf.tables import (
 )
 from assets.resources import SizingRules, Warehouse
 from ingest.engine import ingest
+from pipelines.domains import REPORT_SECTIONS
 from reports.report import render
 from samples import mlperf_inference, mlperf_training
 from samples.generate import write
@@ -388,7 +389,7 @@ def test_assets_leave_out_files_gone_from_disk(tmp_path):
 def test_report_section_draws_the_scaling_chart_and_lists_flagged_runs(traps):
     con = connect(traps.path, read_only=True)
     try:
-        html, parts = render(Store(con))
+        html, parts = render(Store(con), domain_sections=REPORT_SECTIONS)
     finally:
         con.close()
     section = next(p for p in parts if p.anchor == "mlperf")
@@ -404,7 +405,7 @@ def test_report_section_draws_the_scaling_chart_and_lists_flagged_runs(traps):
 def test_report_section_without_mlperf_data_says_what_to_add(tmp_path):
     con = connect(tmp_path / "empty.duckdb")
     try:
-        _, parts = render(Store(con))
+        _, parts = render(Store(con), domain_sections=REPORT_SECTIONS)
     finally:
         con.close()
     section = next(p for p in parts if p.anchor == "mlperf")

@@ -5,72 +5,34 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import Counter
 from pathlib import Path
 
 import dagster as dg
 import duckdb
 import pytest
 
+import assets.inference
 from assets import derived
 from assets import versions as versions_module
 from assets.resources import Warehouse
+from pipelines import graph_doc
 from pipelines.automation import daily_ingest_schedule, raw_files_sensor
 from pipelines.definitions import defs
+from pipelines.domains import DOMAINS
 from samples import generate
 from store import store as store_module
 from store.publish import Publication
 from store.store import connect
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, PROJECT
 
-RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context", "label_conflicts",
-       "model_analyzer_checkpoint", "model_analyzer_checkpoint_gpus",
-       "model_analyzer_inference", "model_analyzer_gpu", "model_analyzer_server_only",
-       "perf_analyzer", "genai_perf", "reference_models", "reference_gpus", "slo_policies",
-       "capacity_scenarios", "tf_cnn_runs", "tf_cnn_steps", "tf_cnn_benchmark_runs",
-       "tf_cnn_benchmark_metrics", "tf_cnn_host_metadata", "fio_jobs", "gdsio_results",
-       "elbencho_results", "mlperf_storage_results", "mlperf_storage_epochs",
-       "mlperf_storage_report_runs", "mlperf_storage_checkpoints", "reference_datasets",
-       "reference_checkpoint_bytes",
-       "llm_serving_runs", "llm_serving_percentiles", "llm_serving_requests", "llm_slo_policies",
-       "reference_llm_models", "mlperf_inference_runs", "mlperf_systems",
-       "mlperf_training_results", "nccl_tests_runs", "nccl_tests_results"]
-SIZING = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
-          "capacity_plan", "capacity_plan_summary", "capacity_plan_issues", "training_scaling",
-          "virtualization_overhead", "storage_capability", "storage_scaling",
-          "training_storage_demand", "checkpoint_bandwidth", "checkpoint_write",
-          "llm_serving_optimal",
-          "llm_capacity_plan", "capacity_plan_total", "kv_cache_capacity",
-          "mlperf_training_scores",
-          "collective_bandwidth_rule", "gradient_allreduce_estimate", "rule_history",
-          "rule_changes"]
-CORE = ["inference_measurements", "training_runs", "storage_measurements", "llm_serving_runs",
-        "mlperf_inference_results", "mlperf_training_results", "collective_bandwidth",
-        "mlperf_checkpointing"]
-GX_CHECKED = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",
-              "capacity_plan", "capacity_plan_summary", "storage_capability", "storage_scaling",
-              "training_storage_demand", "checkpoint_write"]
-LLM_MLPERF_COLLECTIVE_CHECKS = [
-    ("core/llm_serving_runs", "ttft_within_end_to_end"),
-    ("core/llm_serving_runs", "failed_runs_have_no_latency"),
-    ("core/llm_serving_runs", "runs_feeding_rules_name_their_gpu"),
-    ("sizing/kv_cache_capacity", "served_models_have_an_architecture"),
-    ("sizing/kv_cache_capacity", "sweeps_within_the_kv_bound"),
-    ("core/mlperf_inference_results", "invalid_runs_never_feed_rules"),
-    ("core/mlperf_inference_results", "value_per_accelerator_has_accelerators"),
-    ("core/mlperf_inference_results", "folder_disagreements"),
-    ("sizing/mlperf_training_scores", "scaling_efficiency_plausible"),
-    ("sizing/mlperf_training_scores", "scores_have_required_runs"),
-    ("core/collective_bandwidth", "busbw_within_link_limits"),
-    ("core/collective_bandwidth", "no_wrong_values"),
-    ("core/collective_bandwidth", "avg_bus_bandwidth_matches_rows"),
-    ("core/collective_bandwidth", "labels_agree_with_run_yaml"),
-    ("sizing/collective_bandwidth_rule", "plateau_reached"),
-    ("sizing/collective_bandwidth_rule", "network_known_across_nodes"),
-    ("sizing/rule_changes", "rules_changed_beyond_noise"),
-]
-STORAGE_CHECKS = ["elbencho_bandwidth_matches_bytes_over_time",
-                  "fio_bandwidth_matches_bytes_over_runtime",
-                  "gdsio_throughput_matches_bytes_over_time", "storage_system_known"]
+
+def _owner_versions() -> dict[str, str]:
+    """Each asset's expected code version: its domain's (the raw step's own two aside)."""
+    domains = {d.name: d for d in DOMAINS}
+    expected = {key.to_user_string(): domains[name].code_version if domains[name].derived
+                else versions_module.RAW for key, name in graph_doc.owners().items()}
+    return expected | {"raw_root": versions_module.RAW_ROOT}
 
 
 def test_every_asset_carries_the_code_version_of_its_domain():
@@ -78,24 +40,26 @@ def test_every_asset_carries_the_code_version_of_its_domain():
     derived ones per run, so an upgrade rebuilds them (see test_engine)."""
     graph = defs.resolve_asset_graph()
     versions = {k.to_user_string(): graph.get(k).code_version for k in graph.get_all_asset_keys()}
-    assert versions["raw/fio_jobs"] == versions["raw/ingested_files"] == versions_module.RAW
+    assert versions == _owner_versions()
     assert versions["core/inference_measurements"] == versions["sizing/capacity_plan"] \
-        == versions["sizing/gpu_memory_rule"] == versions_module.INFERENCE
-    assert versions["core/training_runs"] == versions["sizing/training_scaling"] \
-        == versions_module.TRAINING
-    assert versions["core/storage_measurements"] == versions["sizing/checkpoint_write"] \
-        == versions_module.STORAGE
-    assert versions["core/llm_serving_runs"] == versions["sizing/llm_capacity_plan"] \
-        == versions["sizing/kv_cache_capacity"] == versions_module.LLM
-    assert versions["core/mlperf_inference_results"] \
-        == versions["sizing/mlperf_training_scores"] == versions_module.MLPERF
-    assert versions["core/collective_bandwidth"] \
-        == versions["sizing/gradient_allreduce_estimate"] == versions_module.COLLECTIVES
-    assert versions["reports/sizing_report"] == versions_module.REPORT
-    assert versions["sizing/rule_history"] == versions["sizing/rule_changes"] \
-        == versions_module.HISTORY
-    assert len({versions_module.RAW, *versions_module.DERIVED}) == 9
+        == assets.inference.DOMAIN.code_version
+    assert len(set(versions.values())) == 10  # 8 derived domains, the raw step, the root
     assert all(len(v or "") == 16 for v in versions.values())
+
+
+def test_the_derived_fingerprint_covers_every_domain_folder(tmp_path, monkeypatch):
+    """A new domain's folder changes the fingerprint with no list to update; the raw
+    step's own code does not (its version is recorded apart)."""
+    for folder in ("transforms/llm", "assets/llm", "assets/ingestion", "reports"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "a.py").write_text("A = 1\n")
+    monkeypatch.setattr(versions_module, "_ROOT", tmp_path)
+    before = versions_module.derived_fingerprint()
+    (tmp_path / "assets/ingestion/a.py").write_text("A = 2\n")
+    assert versions_module.derived_fingerprint() == before
+    (tmp_path / "assets/new_domain").mkdir()
+    (tmp_path / "assets/new_domain/tables.py").write_text("B = 1\n")
+    assert versions_module.derived_fingerprint() != before
 
 
 def test_a_code_version_changes_with_any_file_it_covers(tmp_path, monkeypatch):
@@ -110,123 +74,22 @@ def test_a_code_version_changes_with_any_file_it_covers(tmp_path, monkeypatch):
     assert versions_module.source_version("transforms") != before
 
 
-def _raw(*names: str) -> set[str]:
-    return {f"raw/{n}" for n in names}
-
-
-INFERENCE_INPUTS = {"core/inference_measurements"}
-# What each derived asset is built from: exactly the tables its SQL and Python read
-# (test_every_asset_reads_exactly_what_it_declares holds them to it). The capacity plan does
-# not read sizing.inference_optimal_concurrency nor the GPU-memory tables: the planner
-# finds the optimum again from the measurements (with the scenario's own SLO), and the
-# GPU's memory from raw.reference_gpus or the measurements (transforms/inference/tables.py).
-DEPS = {
-    "core/inference_measurements": _raw(
-        "model_analyzer_inference", "model_analyzer_gpu", "model_analyzer_server_only",
-        "model_analyzer_checkpoint", "model_analyzer_checkpoint_gpus", "perf_analyzer",
-        "genai_perf", "file_context", "reference_gpus", "ingested_files"),
-    "core/training_runs": _raw("tf_cnn_runs", "tf_cnn_steps", "tf_cnn_benchmark_runs",
-                               "tf_cnn_benchmark_metrics", "file_context", "ingested_files"),
-    "core/storage_measurements": _raw("fio_jobs", "gdsio_results", "elbencho_results",
-                                      "mlperf_storage_results", "mlperf_storage_report_runs",
-                                      "mlperf_storage_checkpoints", "file_context",
-                                      "ingested_files"),
-    "sizing/inference_optimal_concurrency": INFERENCE_INPUTS | _raw("slo_policies"),
-    "sizing/gpu_memory_per_model": INFERENCE_INPUTS | _raw("reference_models"),
-    "sizing/gpu_memory_rule": {"sizing/gpu_memory_per_model"},
-    **{f"sizing/{n}": INFERENCE_INPUTS | _raw("capacity_scenarios", "reference_gpus")
-       for n in ("capacity_plan", "capacity_plan_summary", "capacity_plan_issues")},
-    "sizing/training_scaling": {"core/training_runs"},
-    "sizing/virtualization_overhead": {"core/training_runs"},
-    "sizing/storage_capability": {"core/storage_measurements"},
-    "sizing/storage_scaling": {"core/storage_measurements"},
-    "sizing/training_storage_demand": {"sizing/storage_capability", "core/training_runs"}
-                                      | _raw("reference_datasets"),
-    "core/mlperf_checkpointing": _raw("mlperf_storage_checkpoints", "mlperf_storage_results",
-                                      "mlperf_storage_report_runs", "file_context",
-                                      "ingested_files"),
-    "sizing/checkpoint_bandwidth": {"core/mlperf_checkpointing"}
-                                   | _raw("reference_models", "reference_checkpoint_bytes"),
-    "sizing/checkpoint_write": {"sizing/storage_capability", "sizing/checkpoint_bandwidth"}
-                               | _raw("reference_models", "reference_checkpoint_bytes"),
-    "core/llm_serving_runs": _raw("llm_serving_runs", "genai_perf", "file_context",
-                                  "ingested_files"),
-    "sizing/llm_serving_optimal": {"core/llm_serving_runs"}
-                                  | _raw("llm_serving_requests", "llm_slo_policies"),
-    # the chat plan reads the rule's rows, not the runs (transforms/llm/planner.py)
-    "sizing/llm_capacity_plan": {"sizing/llm_serving_optimal"}
-                                | _raw("capacity_scenarios", "llm_slo_policies"),
-    # the scenario's answer adds the Triton and the chat plans up (transforms/llm/tables.py)
-    "sizing/capacity_plan_total": {"sizing/capacity_plan_summary", "sizing/capacity_plan_issues",
-                                   "sizing/llm_capacity_plan"} | _raw("capacity_scenarios"),
-    "sizing/kv_cache_capacity": {"core/llm_serving_runs", "sizing/llm_serving_optimal"}
-                                | _raw("reference_llm_models", "reference_gpus", "file_context",
-                                       "ingested_files"),
-    "core/mlperf_inference_results": _raw("mlperf_inference_runs", "mlperf_systems",
-                                          "ingested_files"),
-    "core/mlperf_training_results": _raw("mlperf_training_results", "mlperf_systems",
-                                         "ingested_files"),
-    "sizing/mlperf_training_scores": {"core/mlperf_training_results"},
-    "core/collective_bandwidth": _raw("nccl_tests_runs", "nccl_tests_results", "file_context",
-                                      "ingested_files"),
-    "sizing/collective_bandwidth_rule": {"core/collective_bandwidth"},
-    "sizing/gradient_allreduce_estimate": {"sizing/collective_bandwidth_rule"}
-                                          | _raw("reference_models"),
-    # the history reads every family's table, and the core tables whose repeats give the
-    # noise (transforms/history/families.py)
-    "sizing/rule_history": {f"sizing/{n}" for n in (
-        "inference_optimal_concurrency", "llm_serving_optimal", "training_scaling",
-        "virtualization_overhead", "storage_capability", "gpu_memory_rule",
-        "gpu_memory_per_model", "capacity_plan", "capacity_plan_summary",
-        "mlperf_training_scores", "collective_bandwidth_rule")}
-        | {f"core/{n}" for n in ("inference_measurements", "llm_serving_runs",
-                                 "storage_measurements", "training_runs")}
-        | _raw("file_context", "ingestion_runs"),
-    "sizing/rule_changes": {"sizing/rule_history"},
-    "reports/sizing_report": _raw("ingested_files", "quarantine", "ingestion_runs",
-                                  "llm_slo_policies")
-                             | {f"core/{n}" for n in CORE if n != "mlperf_checkpointing"}
-                             | {f"sizing/{n}" for n in SIZING},
-    # every raw table comes from one pass over the raw root
-    **{f"raw/{n}": {"raw_root"} for n in RAW},
-    "raw_root": set(),
-}
-
-
 def test_asset_graph_snapshot():
-    """Every change to lineage shows up here as a reviewable diff."""
+    """Every change to lineage shows up as a reviewable diff of docs/asset-graph.md,
+    generated from the domains' manifests and the definitions."""
+    committed = (PROJECT / "docs" / "asset-graph.md").read_text()
+    assert graph_doc.render() == committed, \
+        "the asset graph changed: .venv/bin/python -m pipelines.graph_doc > docs/asset-graph.md"
     graph = defs.resolve_asset_graph()
-    keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
-    assert keys == ({f"raw/{n}" for n in RAW} | {f"core/{n}" for n in CORE}
-                    | {f"sizing/{n}" for n in SIZING} | {"reports/sizing_report", "raw_root"})
     groups = {k.to_user_string(): graph.get(k).group_name for k in graph.get_all_asset_keys()}
-    assert {g for k, g in groups.items() if k.startswith("raw")} == {"raw"}
-    assert {groups[f"core/{n}"] for n in CORE} == {"core"}
-    assert groups["reports/sizing_report"] == "reports"
-    assert {groups[f"sizing/{n}"] for n in SIZING} == {"sizing"}
-    deps = {k.to_user_string(): {p.to_user_string() for p in graph.get(k).parent_keys}
-            for k in graph.get_all_asset_keys()}
-    assert deps == DEPS
+    assert all(g == k.split("/")[0] for k, g in groups.items() if "/" in k)
     root = graph.get(dg.AssetKey("raw_root"))
-    assert root.is_observable and not root.is_materializable
-    checks = {(c.asset_key.to_user_string(), c.name) for c in graph.asset_check_keys}
-    assert checks == {
-        ("core/inference_measurements", "throughput_positive"),
-        ("core/inference_measurements", "latency_percentiles_ordered"),
-        ("core/inference_measurements", "every_measurement_names_its_model"),
-        ("core/inference_measurements", "littles_law"),
-        ("raw/ingested_files", "no_rejected_files"),
-        ("core/training_runs", "failed_runs_explained"),
-        ("core/training_runs", "no_thermal_drift"),
-        ("sizing/training_scaling", "scaling_efficiency_plausible"),
-        *LLM_MLPERF_COLLECTIVE_CHECKS,
-        *{(f"sizing/{n}", "business_rules") for n in GX_CHECKED},
-        *{("core/storage_measurements", c) for c in STORAGE_CHECKS},
-        # every derived table says whether this run rebuilt it (a failed rebuild: stale)
-        *{(f"{layer}/{n}", "fresh") for layer, names in (("core", CORE), ("sizing", SIZING))
-          for n in names},
-        ("reports/sizing_report", "fresh"),
-    }
+    assert root.is_observable and not root.is_materializable and groups["raw_root"] == "raw"
+    # 40 raw tables and the root, 8 core and 22 sizing tables, the report; every derived
+    # table says whether this run rebuilt it (a failed rebuild: stale)
+    assert Counter(groups.values()) == {"raw": 41, "core": 8, "sizing": 22, "reports": 1}
+    fresh = {c.asset_key.to_user_string() for c in graph.asset_check_keys if c.name == "fresh"}
+    assert fresh == {k for k, g in groups.items() if g in ("core", "sizing", "reports")}
 
 
 def test_descriptions_open_with_a_summary_line():
@@ -405,21 +268,9 @@ def test_job_materializes_every_asset_and_checks_pass(paths):
     materialized = {e.materialization.asset_key.to_user_string()
                     for e in result.get_asset_materialization_events()}
     assert "core/inference_measurements" in materialized and "raw/genai_perf" in materialized
-    core = "core/inference_measurements"
-    assert _checks(result) == {
-        f"{core}:throughput_positive": True, f"{core}:latency_percentiles_ordered": True,
-        f"{core}:every_measurement_names_its_model": True, f"{core}:littles_law": True,
-        "raw/ingested_files:no_rejected_files": True,
-        "core/training_runs:failed_runs_explained": True,
-        "core/training_runs:no_thermal_drift": True,
-        "sizing/training_scaling:scaling_efficiency_plausible": True,
-        **{f"sizing/{n}:business_rules": True for n in GX_CHECKED},
-        **{f"core/storage_measurements:{c}": True for c in STORAGE_CHECKS},
-        **{f"{asset}:{check}": True for asset, check in LLM_MLPERF_COLLECTIVE_CHECKS},
-        **{f"{layer}/{n}:fresh": True
-           for layer, names in (("core", CORE), ("sizing", SIZING)) for n in names},
-        "reports/sizing_report:fresh": True,
-    }
+    # every check of the graph ran, and passed on the samples
+    assert _checks(result) == {f"{c.asset_key.to_user_string()}:{c.name}": True
+                               for c in defs.resolve_asset_graph().asset_check_keys}
     core_event = next(m.materialization for m in result.get_asset_materialization_events()
                 if m.materialization.asset_key.to_user_string() == "core/inference_measurements")
     assert core_event.metadata["dagster/row_count"].value == 67

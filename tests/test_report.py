@@ -16,6 +16,7 @@ import pytest
 from assets.report.sizing_report import REPORT_KEY
 from pipelines.cli import main
 from pipelines.definitions import defs
+from pipelines.domains import REPORT_SECTIONS
 from reports import charts
 from reports.html import Grid, esc, number
 from reports.paths import report_path
@@ -362,7 +363,7 @@ def test_data_quality_shows_files_rejections_and_checks(page):
 def test_sections_tolerate_a_warehouse_without_tables(tmp_path):
     con = connect(tmp_path / "empty.duckdb")
     try:
-        html, parts = render(Store(con))
+        html, parts = render(Store(con), domain_sections=REPORT_SECTIONS)
     finally:
         con.close()
     assert plots(html) == []
@@ -418,7 +419,8 @@ def test_storage_and_checkpoint_sections_from_their_tables(tmp_path):
     warehouse = _storage_warehouse(tmp_path / "storage.duckdb")
     con = connect(warehouse, read_only=True)
     try:
-        written = write_report(Store(con), tmp_path / "out" / "r.html")
+        written = write_report(Store(con), tmp_path / "out" / "r.html",
+                               domain_sections=REPORT_SECTIONS)
     finally:
         con.close()
     html = written.path.read_text()
@@ -518,7 +520,8 @@ def test_the_interactive_variant_embeds_vega_and_fetches_nothing(built, tmp_path
     warehouse, _ = built
     con = connect(warehouse, read_only=True)
     try:
-        written = write_report(Store(con), tmp_path / "i.html", interactive=True)
+        written = write_report(Store(con), tmp_path / "i.html",
+                               domain_sections=REPORT_SECTIONS, interactive=True)
     finally:
         con.close()
     html = written.path.read_text()

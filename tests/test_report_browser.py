@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.domains import REPORT_SECTIONS
 from reports import charts
 from reports.paths import report_path
 from reports.report import write_report
@@ -252,7 +253,7 @@ def test_the_interactive_report_renders_every_chart_offline(built, browser, tmp_
     out = tmp_path / "interactive.html"
     con = connect(warehouse, read_only=True)
     try:
-        written = write_report(Store(con), out, interactive=True)
+        written = write_report(Store(con), out, domain_sections=REPORT_SECTIONS, interactive=True)
     finally:
         con.close()
     requests: list[str] = []
@@ -291,7 +292,8 @@ def test_what_changed_and_comparison_render_with_their_rows(browser, tmp_path):
     warehouse = write_history(tmp_path / "history.duckdb", changes=R2_CHANGES)
     con = connect(warehouse, read_only=True)
     try:
-        written = write_report(Store(con), tmp_path / "report.html")
+        written = write_report(Store(con), tmp_path / "report.html",
+                               domain_sections=REPORT_SECTIONS)
     finally:
         con.close()
     requests: list[str] = []
@@ -377,12 +379,14 @@ def every_chart(built, tmp_path_factory) -> dict[str, Path]:  # noqa: F811
         ingest(Store(con), raw, "views")
         assert build_storage_measurements(Store(con), "views") == 0
         build_storage_sizing(Store(con))
-        storage = write_report(Store(con), root / "storage.html").path
+        storage = write_report(Store(con), root / "storage.html",
+                               domain_sections=REPORT_SECTIONS).path
     finally:
         con.close()
     con = connect(write_history(root / "history.duckdb", changes=R2_CHANGES), read_only=True)
     try:
-        history = write_report(Store(con), root / "history.html").path
+        history = write_report(Store(con), root / "history.html",
+                               domain_sections=REPORT_SECTIONS).path
     finally:
         con.close()
     return {"sample": report_path(built[0]), "history": history, "storage views": storage}

@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipelines.domains import REPORT_SECTIONS
 from reports import chart_cache, charts, drawing
 from reports.chart_cache import ChartCache, cache_path
 from reports.report import render, write_report
@@ -33,7 +34,7 @@ def warehouse(tmp_path_factory) -> Path:
 
 def rendered(store: Store, cache: ChartCache) -> tuple[str, ChartCache]:
     with chart_cache.active(cache):
-        html, _ = render(store, now=NOW)
+        html, _ = render(store, domain_sections=REPORT_SECTIONS, now=NOW)
     return html, cache
 
 
@@ -113,7 +114,7 @@ def test_a_damaged_or_foreign_cache_only_costs_time(warehouse, tmp_path):
 def test_write_report_keeps_the_cache_beside_the_report(warehouse, tmp_path):
     store = Store(connect(warehouse, read_only=True))
     out = tmp_path / "r" / "report.html"
-    write_report(store, out)
+    write_report(store, out, domain_sections=REPORT_SECTIONS)
     saved = json.loads(cache_path(out).read_text())
     assert cache_path(out).name == ".report.charts.json"
     assert saved["code"] == chart_cache.code_digest()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pipelines.domains import REPORT_SECTIONS
 from reports.html import esc
 from reports.report import render, write_report
 from reports.sections.changes import comparison, history, what_changed
@@ -91,7 +92,8 @@ def test_comparison_puts_gpus_side_by_side_with_margins(tmp_path):
     assert "1 rule value measured on one GPU only are not shown" in html
     con = connect(warehouse, read_only=True)
     try:
-        written = write_report(Store(con), tmp_path / "out" / "r.html")
+        written = write_report(Store(con), tmp_path / "out" / "r.html",
+                               domain_sections=REPORT_SECTIONS)
     finally:
         con.close()
     page = written.path.read_text()
@@ -102,7 +104,7 @@ def test_comparison_puts_gpus_side_by_side_with_margins(tmp_path):
 def test_sections_sit_after_the_summary_and_before_coverage(tmp_path):
     con = connect(write_history(tmp_path / "h.duckdb"), read_only=True)
     try:
-        html, parts = render(Store(con))
+        html, parts = render(Store(con), domain_sections=REPORT_SECTIONS)
     finally:
         con.close()
     anchors = [p.anchor for p in parts]

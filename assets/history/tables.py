@@ -4,16 +4,18 @@ and sizing.rule_changes (what the latest such run changed, against the noise mar
 import dagster as dg
 
 from assets.derived import fresh_checks, inputs_changed, rebuild
+from assets.history import DOMAIN
 from assets.keys import table_key as key
 from assets.metadata import table_description
 from assets.resources import Warehouse
 from assets.row_checks import WARN, RowCheck, row_check
-from assets.versions import HISTORY
 from schemas.context import FILE_CONTEXT
 from schemas.history import RULE_CHANGES, RULE_HISTORY
 from schemas.ledger import INGESTION_RUNS
 from transforms.history.families import family_tables
 from transforms.history.tables import build_rule_changes, build_rule_history
+
+VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
 
 CHECK_CHANGED_BEYOND_NOISE = "rules_changed_beyond_noise"
 
@@ -22,7 +24,7 @@ CHECK_CHANGED_BEYOND_NOISE = "rules_changed_beyond_noise"
 _INPUTS = (*family_tables(), FILE_CONTEXT, INGESTION_RUNS)
 
 
-@dg.asset(key=key(RULE_HISTORY), group_name="sizing", kinds={"duckdb"}, code_version=HISTORY,
+@dg.asset(key=key(RULE_HISTORY), group_name="sizing", kinds={"duckdb"}, code_version=VERSION,
           deps=[key(t) for t in _INPUTS], description=table_description(RULE_HISTORY),
           check_specs=fresh_checks([RULE_HISTORY]))
 def rule_history(context: dg.AssetExecutionContext, warehouse: Warehouse):
@@ -34,7 +36,7 @@ def rule_history(context: dg.AssetExecutionContext, warehouse: Warehouse):
                            inputs_changed(context, store, [RULE_HISTORY])))
 
 
-@dg.asset(key=key(RULE_CHANGES), group_name="sizing", kinds={"duckdb"}, code_version=HISTORY,
+@dg.asset(key=key(RULE_CHANGES), group_name="sizing", kinds={"duckdb"}, code_version=VERSION,
           deps=[key(RULE_HISTORY)], description=table_description(RULE_CHANGES),
           check_specs=fresh_checks([RULE_CHANGES]))
 def rule_changes(context: dg.AssetExecutionContext, warehouse: Warehouse):

@@ -3,11 +3,11 @@
 import dagster as dg
 
 from assets.derived import fresh_check, rebuild
+from assets.inference import DOMAIN
 from assets.keys import table_key
 from assets.metadata import table_description
 from assets.resources import Warehouse
 from assets.row_checks import ERROR, WARN, RowCheck, row_check
-from assets.versions import INFERENCE
 from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
 from schemas.core import INFERENCE_MEASUREMENTS
 from schemas.genai_perf import GENAI_PERF
@@ -23,6 +23,8 @@ from schemas.model_analyzer_checkpoint import (
 )
 from schemas.perf_analyzer import PERF_ANALYZER
 from transforms.inference.measurements import build_inference_measurements
+
+VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
 
 INFERENCE_KEY = table_key(INFERENCE_MEASUREMENTS)
 
@@ -43,7 +45,7 @@ _INPUTS = (*_BY_FOLDER, MODEL_ANALYZER_CHECKPOINT_GPUS, FILE_CONTEXT, REFERENCE_
 @dg.asset(
     key=INFERENCE_KEY,
     group_name="core",
-    code_version=INFERENCE,
+    code_version=VERSION,
     deps=[table_key(t) for t in _INPUTS],
     kinds={"duckdb"},
     description=table_description(INFERENCE_MEASUREMENTS),

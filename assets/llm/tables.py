@@ -4,10 +4,10 @@ import dagster as dg
 
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key as key
+from assets.llm import DOMAIN
 from assets.metadata import table_description
 from assets.resources import SizingRules, Warehouse
 from assets.row_checks import ERROR, WARN, RowCheck, row_check
-from assets.versions import LLM
 from schemas.context import FILE_CONTEXT
 from schemas.genai_perf import GENAI_PERF
 from schemas.invariants import PRINTED_SLACK
@@ -25,6 +25,8 @@ from schemas.scenarios import CAPACITY_SCENARIOS
 from schemas.sizing import CAPACITY_PLAN_ISSUES, CAPACITY_PLAN_SUMMARY
 from transforms.llm.tables import build_optimal, build_plans, build_runs, build_totals
 
+VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
+
 CHECK_TTFT_WITHIN_E2E = "ttft_within_end_to_end"
 CHECK_FAILED_WITHOUT_LATENCY = "failed_runs_have_no_latency"
 CHECK_LABELLED = "runs_feeding_rules_name_their_gpu"
@@ -36,7 +38,7 @@ E2E_TOLERANCE = 1 + PRINTED_SLACK
 _INPUTS = (RAW_SERVING_RUNS, GENAI_PERF, FILE_CONTEXT, INGESTED_FILES)
 
 
-@dg.asset(key=key(LLM_SERVING_RUNS), group_name="core", kinds={"duckdb"}, code_version=LLM,
+@dg.asset(key=key(LLM_SERVING_RUNS), group_name="core", kinds={"duckdb"}, code_version=VERSION,
           deps=[key(t) for t in _INPUTS], description=table_description(LLM_SERVING_RUNS),
           check_specs=fresh_checks([LLM_SERVING_RUNS]))
 def llm_serving_runs(context: dg.AssetExecutionContext, warehouse: Warehouse):
@@ -45,7 +47,7 @@ def llm_serving_runs(context: dg.AssetExecutionContext, warehouse: Warehouse):
 
 
 @dg.asset(key=key(LLM_SERVING_OPTIMAL), group_name="sizing", kinds={"duckdb"},
-          code_version=LLM,
+          code_version=VERSION,
           deps=[key(t) for t in (LLM_SERVING_RUNS, LLM_SLO_POLICIES, LLM_SERVING_REQUESTS)],
           description=table_description(LLM_SERVING_OPTIMAL),
           check_specs=fresh_checks([LLM_SERVING_OPTIMAL]))
@@ -55,7 +57,7 @@ def llm_serving_optimal(context: dg.AssetExecutionContext, warehouse: Warehouse,
                        lambda store: build_optimal(store, rules.knee_fraction)[1])
 
 
-@dg.asset(key=key(LLM_CAPACITY_PLAN), group_name="sizing", kinds={"duckdb"}, code_version=LLM,
+@dg.asset(key=key(LLM_CAPACITY_PLAN), group_name="sizing", kinds={"duckdb"}, code_version=VERSION,
           deps=[key(t) for t in (LLM_SERVING_OPTIMAL, CAPACITY_SCENARIOS, LLM_SLO_POLICIES)],
           description=table_description(LLM_CAPACITY_PLAN),
           check_specs=fresh_checks([LLM_CAPACITY_PLAN]))
@@ -65,7 +67,7 @@ def llm_capacity_plan(context: dg.AssetExecutionContext, warehouse: Warehouse):
 
 
 @dg.asset(key=key(CAPACITY_PLAN_TOTAL), group_name="sizing", kinds={"duckdb"},
-          code_version=LLM,
+          code_version=VERSION,
           deps=[key(t) for t in (CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES, LLM_CAPACITY_PLAN,
                                  CAPACITY_SCENARIOS)],
           description=table_description(CAPACITY_PLAN_TOTAL),

@@ -6,9 +6,9 @@ import dagster as dg
 from assets.derived import fresh_checks, rebuild
 from assets.keys import table_key as key
 from assets.metadata import table_description
+from assets.mlperf import DOMAIN
 from assets.resources import Warehouse
 from assets.row_checks import ERROR, WARN, RowCheck, row_check, scaling_efficiency_check
-from assets.versions import MLPERF
 from schemas.ledger import INGESTED_FILES
 from schemas.mlperf import MLPERF_SYSTEMS
 from schemas.mlperf_inference import MLPERF_INFERENCE_RUNS
@@ -24,6 +24,8 @@ from transforms.mlperf.tables import (
     build_training_scores,
 )
 
+VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
+
 CHECK_INVALID_NEVER_FEED = "invalid_runs_never_feed_rules"
 CHECK_PER_ACCELERATOR_DIVISOR = "value_per_accelerator_has_accelerators"
 CHECK_FOLDER_DISAGREEMENTS = "folder_disagreements"
@@ -35,7 +37,7 @@ SCORES_KEY = key(MLPERF_TRAINING_SCORES)
 
 
 # the ledger too: rows of files gone from disk are left out (assets/derived.py)
-@dg.asset(key=INFERENCE_KEY, group_name="core", kinds={"duckdb"}, code_version=MLPERF,
+@dg.asset(key=INFERENCE_KEY, group_name="core", kinds={"duckdb"}, code_version=VERSION,
           deps=[key(t) for t in (MLPERF_INFERENCE_RUNS, MLPERF_SYSTEMS, INGESTED_FILES)],
           description=table_description(MLPERF_INFERENCE_RESULTS),
           check_specs=fresh_checks([MLPERF_INFERENCE_RESULTS]))
@@ -44,7 +46,7 @@ def mlperf_inference_results(context: dg.AssetExecutionContext, warehouse: Wareh
                        lambda store: build_inference_results(store, context.run_id), core=True)
 
 
-@dg.asset(key=TRAINING_KEY, group_name="core", kinds={"duckdb"}, code_version=MLPERF,
+@dg.asset(key=TRAINING_KEY, group_name="core", kinds={"duckdb"}, code_version=VERSION,
           deps=[key(t) for t in (MLPERF_TRAINING_RESULTS, MLPERF_SYSTEMS, INGESTED_FILES)],
           description=table_description(MLPERF_TRAINING_RESULTS_CORE),
           check_specs=fresh_checks([MLPERF_TRAINING_RESULTS_CORE]))
@@ -53,7 +55,7 @@ def mlperf_training_results(context: dg.AssetExecutionContext, warehouse: Wareho
                        lambda store: build_training_results(store, context.run_id), core=True)
 
 
-@dg.asset(key=SCORES_KEY, group_name="sizing", kinds={"duckdb"}, code_version=MLPERF,
+@dg.asset(key=SCORES_KEY, group_name="sizing", kinds={"duckdb"}, code_version=VERSION,
           deps=[TRAINING_KEY], description=table_description(MLPERF_TRAINING_SCORES),
           check_specs=fresh_checks([MLPERF_TRAINING_SCORES]))
 def mlperf_training_scores(context: dg.AssetExecutionContext, warehouse: Warehouse):

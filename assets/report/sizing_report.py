@@ -1,59 +1,54 @@
 """The sizing report: one self-contained HTML file beside the warehouse, from the sizing
 tables, with the latest result of every asset check."""
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 
 import dagster as dg
 
 from assets.derived import CHECK_FRESH, MAX_REASON_CHARS, fresh_check
 from assets.keys import REPORT_KEY, table_key
-from assets.keys import table_key as key
 from assets.metadata import described
+from assets.report import DOMAIN
 from assets.resources import Warehouse
-from assets.versions import REPORT
 from ingest.ledger import mark_derived_complete
 from reports.checks import CheckOutcome
 from reports.paths import report_path
 from runtime import config
-from schemas.collectives import TABLES as COLLECTIVE_TABLES
-from schemas.core import INFERENCE_MEASUREMENTS
-from schemas.history import RULE_CHANGES, RULE_HISTORY
-from schemas.kv_cache import KV_CACHE_CAPACITY
-from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, QUARANTINE
-from schemas.llm import DERIVED_TABLES as LLM_TABLES
-from schemas.llm import LLM_SLO_POLICIES
-from schemas.mlperf_results import TABLES as MLPERF_TABLES
-from schemas.sizing import TABLES as INFERENCE_SIZING
-from schemas.storage import SIZING_TABLES as STORAGE_SIZING
-from schemas.storage import STORAGE_MEASUREMENTS
-from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
+from schemas.spec import Table
 from transforms.freshness import mark_fresh, mark_stale, stale
 from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 REPORT_TABLE = "reports.sizing_report"  # its name in raw.derived_status
-# Every table the report reads; also every asset whose checks it shows, so with the lowest
-# priority the report runs after those checks in the same run.
-_DEPS = [table_key(t) for t in (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, LLM_SLO_POLICIES)]
-_DEPS += [key(t) for t in (INFERENCE_MEASUREMENTS, TRAINING_RUNS, STORAGE_MEASUREMENTS,
-                           *INFERENCE_SIZING, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD,
-                           *STORAGE_SIZING, *LLM_TABLES, *MLPERF_TABLES,
-                           *COLLECTIVE_TABLES, KV_CACHE_CAPACITY, RULE_HISTORY,
-                           RULE_CHANGES)]
 
 
-@dg.asset(key=REPORT_KEY, group_name="reports", kinds={"html"}, deps=_DEPS,
-          code_version=REPORT,
-          op_tags={"dagster/priority": "-100"}, check_specs=[fresh_check(REPORT_KEY)],
-          description=described(
-              "The sizing report: one self-contained HTML page.",
-              "warehouse/reports/sizing-report.html: no script, nothing loaded from outside, "
-              "printable. Every sizing result with its evidence and the data quality: "
-              "throughput against p95 latency with the optimum per model and GPU, the GPU "
-              "memory rule, training scaling and VM overhead, storage against GPU demand, "
-              "checkpoint write times, capacity plans, files loaded and rejected, and the "
-              "asset-check results."))
-def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
+def sizing_report_asset(reads: Sequence[Table], sections: Sequence[str]
+                        ) -> dg.AssetsDefinition:
+    """The report asset, made by the composition root from the domains' manifests:
+    `reads`, every table the report reads, are its dependencies (also every asset whose
+    checks it shows, so with the lowest priority it runs after those checks in the same
+    run); `sections`, the domains' report sections in order (reports/report.py)."""
+
+    @dg.asset(key=REPORT_KEY, group_name="reports", kinds={"html"},
+              deps=[table_key(t) for t in reads], code_version=DOMAIN.code_version,
+              op_tags={"dagster/priority": "-100"}, check_specs=[fresh_check(REPORT_KEY)],
+              description=described(
+                  "The sizing report: one self-contained HTML page.",
+                  "warehouse/reports/sizing-report.html: no script, nothing loaded from "
+                  "outside, printable. Every sizing result with its evidence and the data "
+                  "quality: throughput against p95 latency with the optimum per model and "
+                  "GPU, the GPU memory rule, training scaling and VM overhead, storage "
+                  "against GPU demand, checkpoint write times, capacity plans, files loaded "
+                  "and rejected, and the asset-check results."))
+    def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
+        yield from _write_report(context, warehouse, sections)
+
+    return sizing_report
+
+
+def _write_report(context: dg.AssetExecutionContext, warehouse: Warehouse,
+                  sections: Sequence[str]) -> Iterator[dg.MaterializeResult
+                                                       | dg.AssetCheckResult]:
     out = report_path(warehouse.file())
     # the last step of a run: the suites are done, and the memory of their worker is better
     # spent on the workers that draw the charts
@@ -67,7 +62,8 @@ def sizing_report(context: dg.AssetExecutionContext, warehouse: Warehouse):
                 k: v for k, v in checks.items() if k.asset_key != REPORT_KEY}, context.run_id)
             from reports.report import write_report  # Altair: loaded by the runs that draw
 
-            written = write_report(store, out, outcomes, source=str(warehouse.location()),
+            written = write_report(store, out, outcomes, domain_sections=sections,
+                                   source=str(warehouse.location()),
                                    workers=config.report_workers())
         except Exception as exc:  # noqa: BLE001 - contained: the last report stays
             reason = f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS]

@@ -8,7 +8,7 @@ from assets.keys import table_key
 from assets.keys import table_key as key
 from assets.metadata import table_description
 from assets.resources import Warehouse
-from assets.versions import STORAGE
+from assets.storage import DOMAIN
 from schemas.context import FILE_CONTEXT, REFERENCE_MODELS
 from schemas.elbencho import ELBENCHO_RESULTS
 from schemas.fio import FIO_JOBS
@@ -38,6 +38,8 @@ from transforms.storage.tables import (
     build_storage_sizing,
 )
 
+VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
+
 STORAGE_KEY = key(STORAGE_MEASUREMENTS)
 TRAINING_RUNS_KEY = table_key(TRAINING_RUNS)
 
@@ -47,7 +49,7 @@ _INPUTS = (FIO_JOBS, GDSIO_RESULTS, ELBENCHO_RESULTS, MLPERF_STORAGE_RESULTS,
            MLPERF_STORAGE_REPORT_RUNS, MLPERF_STORAGE_CHECKPOINTS, FILE_CONTEXT, INGESTED_FILES)
 
 
-@dg.asset(key=STORAGE_KEY, group_name="core", kinds={"duckdb"}, code_version=STORAGE,
+@dg.asset(key=STORAGE_KEY, group_name="core", kinds={"duckdb"}, code_version=VERSION,
           deps=[table_key(t) for t in _INPUTS], description=table_description(STORAGE_MEASUREMENTS),
           check_specs=fresh_checks([STORAGE_MEASUREMENTS]))
 def storage_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse):
@@ -61,7 +63,7 @@ _CHECKPOINT_INPUTS = (MLPERF_STORAGE_CHECKPOINTS, MLPERF_STORAGE_RESULTS,
                       MLPERF_STORAGE_REPORT_RUNS, FILE_CONTEXT, INGESTED_FILES)
 
 
-@dg.asset(key=CHECKPOINTING_KEY, group_name="core", kinds={"duckdb"}, code_version=STORAGE,
+@dg.asset(key=CHECKPOINTING_KEY, group_name="core", kinds={"duckdb"}, code_version=VERSION,
           deps=[table_key(t) for t in _CHECKPOINT_INPUTS],
           description=table_description(MLPERF_CHECKPOINTING),
           check_specs=fresh_checks([MLPERF_CHECKPOINTING]))
@@ -86,7 +88,7 @@ _DEPS: dict[str, list[dg.AssetKey]] = {
 @dg.multi_asset(
     name="storage_sizing_tables",
     specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, deps=_DEPS[t.key],
-                        code_version=STORAGE, description=table_description(t))
+                        code_version=VERSION, description=table_description(t))
            for t in SIZING_TABLES],
     check_specs=fresh_checks(SIZING_TABLES),
 )

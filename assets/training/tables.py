@@ -8,7 +8,7 @@ from assets.keys import table_key as key
 from assets.metadata import table_description
 from assets.resources import Warehouse
 from assets.row_checks import ERROR, WARN, RowCheck, row_check, scaling_efficiency_check
-from assets.versions import TRAINING
+from assets.training import DOMAIN
 from schemas.context import FILE_CONTEXT
 from schemas.ledger import INGESTED_FILES
 from schemas.tf_cnn import (
@@ -20,6 +20,8 @@ from schemas.tf_cnn import (
 from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
 from transforms.training.tables import build_training_runs, build_training_sizing
 
+VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
+
 CHECK_FAILURES_EXPLAINED = "failed_runs_explained"
 CHECK_THERMAL_DRIFT = "no_thermal_drift"
 
@@ -28,7 +30,7 @@ _INPUTS = (TF_CNN_RUNS, TF_CNN_STEPS, TF_CNN_BENCHMARK_RUNS, TF_CNN_BENCHMARK_ME
            FILE_CONTEXT, INGESTED_FILES)
 
 
-@dg.asset(key=key(TRAINING_RUNS), group_name="core", kinds={"duckdb"}, code_version=TRAINING,
+@dg.asset(key=key(TRAINING_RUNS), group_name="core", kinds={"duckdb"}, code_version=VERSION,
           deps=[table_key(t) for t in _INPUTS], description=table_description(TRAINING_RUNS),
           check_specs=fresh_checks([TRAINING_RUNS]))
 def training_runs(context: dg.AssetExecutionContext, warehouse: Warehouse):
@@ -41,7 +43,7 @@ _SIZING = (TRAINING_SCALING, VIRTUALIZATION_OVERHEAD)
 
 @dg.multi_asset(
     name="training_sizing_tables",
-    specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, code_version=TRAINING,
+    specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, code_version=VERSION,
                         deps=[key(TRAINING_RUNS)], description=table_description(t))
            for t in _SIZING],
     check_specs=fresh_checks(_SIZING),
