@@ -31,8 +31,8 @@ from schemas.domains import COUNT, PARALLEL, Domain
 from schemas.invariants import LOAD_WHY, TTFT_WHY, Positive, SumAtMost, at_most_each, distribution
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
-TOOLS = ("vllm", "sglang", "aiperf")
-EXPORT_KINDS = ("json", "jsonl", "csv")
+TOOLS = ("vllm", "sglang", "aiperf", "guidellm")
+EXPORT_KINDS = ("json", "jsonl", "csv", "yaml")
 # Common metric names of the wide columns; the long table adds AIPerf's other ms metrics.
 METRICS = {
     "ttft": "Time to first token",
