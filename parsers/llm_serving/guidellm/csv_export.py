@@ -19,7 +19,16 @@ import csv
 import json
 import re
 
-from parsers.base import CsvLine, FormatError, Parsed, SourceFile, csv_records, number
+from parsers.base import (
+    CsvLine,
+    FormatError,
+    Parsed,
+    RowProblem,
+    SourceFile,
+    csv_records,
+    number,
+)
+from parsers.llm_serving.common import RUNS
 from parsers.llm_serving.guidellm.report import runs_of_report
 from parsers.numbers import NumberError, shown
 from schemas.llm_serving import TABLES
@@ -74,19 +83,20 @@ class GuidellmCsv:
             raise FormatError(f"not readable as CSV: {exc}") from None
         if not records:
             raise FormatError("empty CSV")
+        problems: list[RowProblem] = []
         if records[0].cells[0] == "Type":
-            report = _single_header(records)
+            report = _single_header(records, problems)
         else:
-            report = _multirow_header(records)
-        return runs_of_report(report, "csv")
+            report = _multirow_header(records, problems)
+        return runs_of_report(report, "csv", problems)
 
 
 # ---- <= 0.3: one header row ------------------------------------------------------------------
 
-def _single_header(records: list[CsvLine]) -> dict:
+def _single_header(records: list[CsvLine], problems: list[RowProblem]) -> dict:
     header, rows = records[0].cells, records[1:]
     benchmarks = []
-    for rec in _rows(rows, len(header)):
+    for rec in _rows(rows, len(header), problems):
         bench: dict = {"metrics": {}, "request_totals": {}}
         for name, cell in zip(header, rec.cells, strict=True):
             if name in ("Id", "Run Id"):
@@ -113,7 +123,7 @@ def _single_header(records: list[CsvLine]) -> dict:
 
 # ---- 0.4+: three header rows -----------------------------------------------------------------
 
-def _multirow_header(records: list[CsvLine]) -> dict:
+def _multirow_header(records: list[CsvLine], problems: list[RowProblem]) -> dict:
     if len(records) < 3:
         raise FormatError("fewer than the three header rows (group, field, units) of a "
                           "GuideLLM CSV")
@@ -121,7 +131,7 @@ def _multirow_header(records: list[CsvLine]) -> dict:
     columns = list(zip(*(r.cells + [""] * (width - len(r.cells)) for r in records[:3]),
                        strict=True))
     report: dict = {"benchmarks": []}
-    for rec in _rows(records[3:], width):
+    for rec in _rows(records[3:], width, problems):
         bench: dict = {"config": {}, "metrics": {"request_totals": {}}}
         for (group, field, unit), cell in zip(columns, rec.cells, strict=True):
             _multirow_cell(report, bench, rec, (group, field, unit), cell)
@@ -185,14 +195,22 @@ def _strategy(kind: object, profile: object, run_index: object) -> dict:
 
 # ---- cells -----------------------------------------------------------------------------------
 
-def _rows(records: list[CsvLine], width: int) -> list[CsvLine]:
-    for rec in records:
-        if len(rec.cells) != width:
-            raise FormatError(f"line {rec.number}: {len(rec.cells)} cells for {width} "
-                              "header columns")
+def _rows(records: list[CsvLine], width: int, problems: list[RowProblem]) -> list[CsvLine]:
+    """Rows as wide as the header. GuideLLM takes the header from the first benchmark and
+    leaves out a status whose values sum to 0, so another benchmark's row (one where no
+    request completed) can be shorter or longer: its cells cannot be placed."""
     if not records:
         raise FormatError("no benchmark row below the header")
-    return records
+    fitting = []
+    for rec in records:
+        if len(rec.cells) == width:
+            fitting.append(rec)
+        else:
+            problems.append(RowProblem(f"line {rec.number}", f"{len(rec.cells)} cells for "
+                                       f"{width} header columns: GuideLLM writes the first "
+                                       "benchmark's header, and this benchmark has other "
+                                       "columns (a status with no values is left out)", RUNS))
+    return fitting
 
 
 def _number(rec: CsvLine, where: str, cell: str) -> float | None:

@@ -40,17 +40,19 @@ _PERCENTILE = re.compile(r"^p(\d\d)(\d*)$")
 _SYNTHETIC_PAIR = re.compile(r"^\s*([a-z_]+)\s*=\s*([^,]+?)\s*$")
 
 
-def runs_of_report(report: object, export_kind: str) -> Parsed:
-    """The report's benchmarks as runs; a benchmark that cannot be read is a RowProblem."""
+def runs_of_report(report: object, export_kind: str,
+                   problems: list[RowProblem] | None = None) -> Parsed:
+    """The report's benchmarks as runs; a benchmark that cannot be read is a RowProblem
+    (`problems`: those the CSV readers found already)."""
     if not isinstance(report, dict):
         raise FormatError(f"top level is a {type(report).__name__}, not a GuideLLM report "
                           "object")
     benchmarks = report.get("benchmarks")
-    if not isinstance(benchmarks, list) or not benchmarks:
+    if not isinstance(benchmarks, list) or not (benchmarks or problems):
         raise FormatError("no 'benchmarks' list (or an empty one): not a GuideLLM report")
     context = _report_context(report)
     runs: list[Run] = []
-    problems: list[RowProblem] = []
+    problems = list(problems or [])
     for index, bench in enumerate(benchmarks, 1):
         try:
             if not isinstance(bench, dict):
@@ -59,7 +61,7 @@ def runs_of_report(report: object, export_kind: str) -> Parsed:
         except (RunError, NumberError) as exc:
             problems.append(RowProblem(f"benchmarks[{index - 1}]", str(exc), RUNS))
     return parsed(runs, problems, tool=TOOL, export_kind=export_kind,
-                  single=len(benchmarks) == 1)
+                  single=len(benchmarks) + len(problems) == 1)
 
 
 # ---- the report ------------------------------------------------------------------------------
