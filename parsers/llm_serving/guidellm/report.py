@@ -142,7 +142,8 @@ def _run(bench: dict, index: int, context: dict[str, object]) -> Run:
     if not metrics:
         raise RunError("no 'metrics': not a GuideLLM benchmark")
     totals = _dict(metrics.get("request_totals") or bench.get("request_totals"))
-    completed, failed = _count(totals, "successful"), _count(totals, "errored")
+    completed = _count(totals, "request_totals", "successful")
+    failed = _count(totals, "request_totals", "errored")
     if completed is None:
         raise RunError("no request_totals.successful: the completed requests are unknown")
     values: dict[str, object] = {**context, **_benchmark_labels(bench, config, legacy),
@@ -169,8 +170,9 @@ def _run(bench: dict, index: int, context: dict[str, object]) -> Run:
         "strategy": text(strategy.get("type_") or strategy.get("kind")),
         "profile": text(profile.get("type_") or profile.get("kind")),
         "run_id": text(config.get("run_id") if not legacy else bench.get("run_id")),
-        "incomplete": _count(totals, "incomplete"),
-        "cancelled": _count(_dict(bench.get("scheduler_state")), "cancelled_requests"),
+        "incomplete": _count(totals, "request_totals", "incomplete"),
+        "cancelled": _count(_dict(bench.get("scheduler_state")), "scheduler_state",
+                            "cancelled_requests"),
     }.items() if v is not None}
     return run
 
@@ -285,5 +287,5 @@ def _sum(dist: dict | None, metric: str, completed: int) -> int | None:
     return None if total is None else rounded(total, f"{metric}.successful.total_sum")
 
 
-def _count(data: dict, key: str) -> int | None:
-    return to_int(data.get(key), key)
+def _count(data: dict, where: str, key: str) -> int | None:
+    return to_int(data.get(key), f"{where}.{key}")
