@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from parsers.base import SourceFile
+from parsers.llm_serving.guidellm import lookalikes as guidellm
 from parsers.mlperf.paths import is_submission_code
 from parsers.mlperf_storage import archive as mlperf_storage
 from parsers.tf_cnn.log import lookalike_reason
@@ -136,4 +137,5 @@ def unsupported(src: SourceFile) -> str | None:
                 "across versions): export the same run with perf_analyzer -f results.csv")
     if src.data[:1] == b"\x80" and src.name.endswith(".pkl"):
         return "Python pickle: never loaded (unsafe to read)"
-    return mlperf_storage.unsupported(src) or lookalike_reason(src)
+    return mlperf_storage.unsupported(src) or lookalike_reason(src) \
+        or guidellm.lookalike_reason(src)

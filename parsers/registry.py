@@ -12,6 +12,8 @@ from parsers.fio.text import FioText
 from parsers.gdsio.text_output import Gdsio
 from parsers.genai_perf.exports import GenAiPerfCsv, GenAiPerfJson
 from parsers.llm_serving.aiperf import AiperfCsv, AiperfJson
+from parsers.llm_serving.guidellm.csv_export import GuidellmCsv
+from parsers.llm_serving.guidellm.serialized import GuidellmReportJson, GuidellmReportYaml
 from parsers.llm_serving.sglang import SglangBenchJsonl
 from parsers.llm_serving.vllm import VllmBenchJson
 from parsers.mlperf.paths import location_labels
@@ -47,6 +49,9 @@ PARSERS: tuple[Parser, ...] = (
     AiperfCsv(),
     VllmBenchJson(),
     SglangBenchJsonl(),
+    GuidellmReportJson(),
+    GuidellmReportYaml(),
+    GuidellmCsv(),
     GenAiPerfJson(),
     GenAiPerfCsv(),
     ModelsCsv(),

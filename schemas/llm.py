@@ -9,6 +9,8 @@ record with the run context; sizing.llm_serving_optimal applies the SLO policies
 from __future__ import annotations
 
 from schemas.checks import Check
+from schemas.llm_serving import EXPORT_KINDS
+from schemas.llm_serving import TOOLS as SERVING_TOOLS
 from schemas.sizing import PERCENTILES
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
@@ -56,9 +58,9 @@ LLM_SERVING_RUNS = Table(
         text("source_file", "Export the run came from.", nullable=False),
         integer("run_index", "Run within the file (JSONL line, sweep position), from 1.",
                 nullable=False),
-        text("tool", "vllm, sglang, aiperf or genai_perf.", nullable=False,
-             checks=(Check.isin(["vllm", "sglang", "aiperf", "genai_perf"]),)),
-        text("export_kind", "json, jsonl or csv."),
+        text("tool", f"{', '.join(SERVING_TOOLS)} (raw.llm_serving_runs) or genai_perf.",
+             nullable=False, checks=(Check.isin([*SERVING_TOOLS, "genai_perf"]),)),
+        text("export_kind", f"{', '.join(EXPORT_KINDS)}: the file's shape."),
         text("backend", "Serving backend the benchmark client spoke to (vllm, sglang, "
              "openai-chat, ...), as the file says."),
         text("endpoint_type", "Endpoint (chat, completions, ...), where the file says."),

@@ -31,16 +31,18 @@ from schemas.domains import COUNT, PARALLEL, Domain
 from schemas.invariants import LOAD_WHY, TTFT_WHY, Positive, SumAtMost, at_most_each, distribution
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
-TOOLS = ("vllm", "sglang", "aiperf")
-EXPORT_KINDS = ("json", "jsonl", "csv")
+TOOLS = ("vllm", "sglang", "aiperf", "guidellm")
+EXPORT_KINDS = ("json", "jsonl", "csv", "yaml")
 # Common metric names of the wide columns; the long table adds AIPerf's other ms metrics.
 METRICS = {
     "ttft": "Time to first token",
     "tpot": "Time per output token after the first, per request ((latency - TTFT) / "
-            "(output tokens - 1); AIPerf 'inter_token_latency')",
+            "(output tokens - 1); AIPerf 'inter_token_latency', GuideLLM "
+            "'inter_token_latency_ms')",
     "itl": "Inter-token latency: gaps between streamed chunks over all requests (AIPerf "
            "'inter_chunk_latency')",
-    "e2el": "End-to-end request latency (SGLang 'e2e_latency', AIPerf 'request_latency')",
+    "e2el": "End-to-end request latency (SGLang 'e2e_latency', AIPerf and GuideLLM "
+            "'request_latency')",
 }
 WIDE_STATS = {"mean": "mean", "median": "median (p50)", "std": "standard deviation",
               "p90": "90th percentile", "p95": "95th percentile", "p99": "99th percentile"}
@@ -68,13 +70,14 @@ LLM_SERVING_RUNS = Table(
     "LLM-serving load-test runs: vLLM benchmark_serving / `vllm bench serve` result JSON "
     "(including a `vllm bench sweep` summary list), SGLang bench_serving JSONL lines and "
     "AIPerf profile_export_aiperf JSON and CSV (the same run may come as both: see "
-    "export_kind). Latencies are ms, durations s. Statistics a file lacks are NULL; "
+    "export_kind), and GuideLLM reports (JSON, YAML, CSV: one run per benchmark, i.e. per "
+    "load point of its profile). Latencies are ms, durations s. Statistics a file lacks are NULL; "
     "every percentile it has is in raw.llm_serving_percentiles.",
     (
-        text("tool", "vllm, sglang or aiperf: the client that measured.", nullable=False,
+        text("tool", f"{', '.join(TOOLS)}: the client that measured.", nullable=False,
              checks=(Check.isin(TOOLS),)),
-        text("export_kind", "json, jsonl or csv: the file's shape. AIPerf writes a JSON and a "
-             "CSV of the same run; prefer json (more digits, std, input_config).",
+        text("export_kind", f"{', '.join(EXPORT_KINDS)}: the file's shape. AIPerf writes a "
+             "JSON and a CSV of the same run; prefer json (more digits, std, input_config).",
              nullable=False, checks=(Check.isin(EXPORT_KINDS),)),
         RUN_INDEX,
         flag("sweep_summary", "True for rows of a `vllm bench sweep` summary.json (a list of "
@@ -188,7 +191,8 @@ LLM_SERVING_PERCENTILES = Table(
     "raw", "llm_serving_percentiles",
     "Every latency statistic of a run that is a percentile, one row per (run, metric, "
     "percentile): vLLM p{N}_{metric}_ms (any --metric-percentiles, 99.9 stays 99.9) and "
-    "median, SGLang p95/p99/median, AIPerf p1..p99 with min (0) and max (100). Join to "
+    "median, SGLang p95/p99/median, AIPerf p1..p99 with min (0) and max (100), GuideLLM "
+    "p0.1..p99.9 (its p001..p999) with min and max. Join to "
     "raw.llm_serving_runs on (source_file, run_index). Failed runs have none.",
     (
         RUN_INDEX,

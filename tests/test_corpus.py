@@ -34,11 +34,6 @@ class Starts(str):
 UNRECOGNISED = ("rejected", Starts("unrecognised format: none of the"))
 # Files of formats no parser reads yet, per corpus folder (the LLM formats issue reads them).
 NOT_READ_YET = {
-    "guidellm": (
-        "llm-d__llm-d-benchmark/tests/fixtures/guidellm_report_v2.json",
-        "nirjhar17__guidellm-pd-disaggregation/reports/all-benchmarks.csv",
-        *(f"vllm-project__guidellm/tests/unit/entrypoints/assets/benchmarks_stripped{s}"
-          for s in (".json", ".yaml", "_output.txt"))),
     "llm_d_benchmark": tuple(
         f"llm-d__llm-d-benchmark/llmdbenchmark/analysis/benchmark_report/br_v0_{v}"
         for v in ("1_example.yaml", "1_json_schema.json", "2_1_example.yaml",
@@ -70,6 +65,7 @@ NOT_READ_YET = {
         f"2025.11.07-04.51.46/{f}" for f in ("config.ini", "ior-easy-write.csv")),
 }
 IO500 = "io500/IO500__submission-data/"
+GUIDELLM_ASSETS = "guidellm/vllm-project__guidellm/tests/unit/entrypoints/assets/"
 # Text the sniffer takes for prose today: READMEs, and IO500's text outputs and vLLM's
 # /metrics dump, which the LLM formats issue reads.
 PROSE = (
@@ -122,6 +118,14 @@ NOT_LOADED = {
         "rejected", "perf_analyzer console output is not parsed (it is rounded and unstable "
                     "across versions): export the same run with perf_analyzer -f results.csv"),
     **{f"{folder}/{f}": UNRECOGNISED for folder, files in NOT_READ_YET.items() for f in files},
+    f"{GUIDELLM_ASSETS}benchmarks_stripped_output.txt": (
+        "rejected", "GuideLLM console output is not parsed (rounded tables of a few "
+                    "statistics): load the report of the same run, saved with --output-path "
+                    "benchmarks.json (or .yaml / .csv)"),
+    "guidellm/nirjhar17__guidellm-pd-disaggregation/reports/all-benchmarks.csv": (
+        "rejected", "a summary table derived from GuideLLM reports by a project's own "
+                    "script, not GuideLLM's CSV export (rounded, no model, p99 often '-'): "
+                    "load the GuideLLM JSON or YAML reports it summarises"),
     **{f: ("ignored", DOC) for f in PROSE},
     **{f"{LLM_V51}closed/{run}/performance/run_1/mlperf_log_detail.txt": LOADGEN_DETAIL
        for run in ("Dell/results/XE9680L_B200_SXM_180GBx8_TRT/llama3.1-8b/Interactive",

@@ -1,1 +1,2 @@
-"""LLM-serving load tests: vLLM bench JSON, SGLang bench_serving JSONL, AIPerf exports."""
+"""LLM-serving load tests: vLLM bench JSON, SGLang bench_serving JSONL, AIPerf exports,
+GuideLLM reports."""
