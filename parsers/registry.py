@@ -12,6 +12,8 @@ from parsers.fio.text import FioText
 from parsers.gdsio.text_output import Gdsio
 from parsers.genai_perf.exports import GenAiPerfCsv, GenAiPerfJson
 from parsers.llm_serving.aiperf import AiperfCsv, AiperfJson
+from parsers.llm_serving.inference_perf import InferencePerfLifecycle, InferencePerfPrometheus
+from parsers.llm_serving.llmperf import LlmperfResponses, LlmperfSummary
 from parsers.llm_serving.sglang import SglangBenchJsonl
 from parsers.llm_serving.vllm import VllmBenchJson
 from parsers.mlperf.paths import location_labels
@@ -47,6 +49,10 @@ PARSERS: tuple[Parser, ...] = (
     AiperfCsv(),
     VllmBenchJson(),
     SglangBenchJsonl(),
+    LlmperfSummary(),
+    LlmperfResponses(),
+    InferencePerfLifecycle(),
+    InferencePerfPrometheus(),
     GenAiPerfJson(),
     GenAiPerfCsv(),
     ModelsCsv(),
