@@ -226,8 +226,8 @@ LLM_SERVING_PERCENTILES = Table(
     "raw.llm_serving_runs on (source_file, run_index). Failed runs have none.",
     (
         RUN_INDEX,
-        text("metric", "ttft, tpot, itl, e2el or ntpot (see raw.llm_serving_runs), or another AIPerf "
-             "millisecond metric under its own tag (time_to_second_token, "
+        text("metric", "ttft, tpot, itl, e2el or ntpot (see raw.llm_serving_runs), or another "
+             "AIPerf millisecond metric under its own tag (time_to_second_token, "
              "time_to_first_output_token, http_req_waiting, ...).", nullable=False),
         text("statistic", "The statistic as the file names it: p99, p99.9, median, min, max.",
              nullable=False),
