@@ -40,7 +40,8 @@ INFERENCE_PERF_SERVER_METRICS = Table(
     (
         integer("load_stage", "The N of stage_N_prometheus_metrics.json; NULL for the "
                 "summary over all stages.", domain=COUNT),
-        integer("requests", "Requests the server counted in the window.", domain=COUNT),
+        real("requests", "Requests the server counted in the window (a Prometheus increase "
+             "over the window: fractional when extrapolated).", checks=NON_NEGATIVE),
         real("request_rate_per_s", "Requests per second the server counted.",
              checks=NON_NEGATIVE),
         real("mean_prompt_tokens", "Mean prompt length the server saw, tokens.",
