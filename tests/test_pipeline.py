@@ -32,6 +32,7 @@ RAW = ["ingested_files", "quarantine", "ingestion_runs", "file_context", "label_
        "mlperf_storage_report_runs", "mlperf_storage_checkpoints", "reference_datasets",
        "reference_checkpoint_bytes",
        "llm_serving_runs", "llm_serving_percentiles", "llm_serving_requests", "llm_slo_policies",
+       "inference_perf_server_metrics",
        "reference_llm_models", "mlperf_inference_runs", "mlperf_systems",
        "mlperf_training_results", "nccl_tests_runs", "nccl_tests_results"]
 SIZING = ["inference_optimal_concurrency", "gpu_memory_per_model", "gpu_memory_rule",

@@ -209,19 +209,16 @@ def duration_of(completed: int | None, per_s: float | None) -> float | None:
     return completed / per_s if completed and per_s else None
 
 
-def seconds_to_ms(stats: object, what: str, names: dict[str, str] | None = None
-                  ) -> dict[str, float]:
-    """A {statistic: seconds} mapping in ms, statistics renamed by `names` (stddev -> std);
-    None values (no request of that kind) are left out. Not a mapping: {} (the file has
-    no such distribution)."""
+def seconds_to_ms(stats: object, what: str) -> dict[str, float]:
+    """A {statistic: seconds} mapping in ms; None values (no request of that kind) are left
+    out. Not a mapping: {} (the file has no such distribution)."""
     if not isinstance(stats, dict):
         return {}
-    names = names or {}
-    found = {}
+    found: dict[str, float] = {}
     for stat, value in stats.items():
         number = to_float(value, f"{what}.{stat}")
         if number is not None:
-            found[names.get(stat, stat)] = number * S_TO_MS
+            found[str(stat)] = number * S_TO_MS
     return found
 
 
