@@ -10,7 +10,7 @@ against 60 sent by the client); both are kept, neither corrects the other.
 
 from __future__ import annotations
 
-from schemas.domains import COUNT
+from schemas.domains import COUNT, PARALLEL
 from schemas.invariants import distribution
 from schemas.spec import NON_NEGATIVE, Column, Table, integer, real
 
@@ -41,7 +41,7 @@ INFERENCE_PERF_SERVER_METRICS = Table(
         integer("load_stage", "The N of stage_N_prometheus_metrics.json; NULL for the "
                 "summary over all stages.", domain=COUNT),
         real("requests", "Requests the server counted in the window (a Prometheus increase "
-             "over the window: fractional when extrapolated).", checks=NON_NEGATIVE),
+             "over the window: fractional when extrapolated).", domain=COUNT),
         real("request_rate_per_s", "Requests per second the server counted.",
              checks=NON_NEGATIVE),
         real("mean_prompt_tokens", "Mean prompt length the server saw, tokens.",
@@ -50,17 +50,17 @@ INFERENCE_PERF_SERVER_METRICS = Table(
         real("mean_output_tokens", "Mean output length, tokens.", checks=NON_NEGATIVE),
         real("output_tokens_per_s", "Output tokens per second.", checks=NON_NEGATIVE),
         real("queue_length_mean", "Mean requests waiting in the server's queue.",
-             checks=NON_NEGATIVE),
+             domain=PARALLEL),
         real("requests_running_mean", "Mean requests running (reports from 2026).",
-             checks=NON_NEGATIVE),
+             domain=PARALLEL),
         *_latencies(),
         *(real(f"kv_cache_usage_{stat}_pct", f"KV-cache usage, {stat}, % (the server's "
                "gauge is a fraction, 1 = 100 %: vLLM gpu_cache_usage_perc).",
                checks=NON_NEGATIVE) for stat in SERVER_STATS),
         real("requests_swapped", "Requests swapped to CPU over the window (the report's "
-             "num_requests_swapped).", checks=NON_NEGATIVE),
+             "num_requests_swapped).", domain=COUNT),
         real("preemptions", "Preemptions over the window (num_preemptions_total).",
-             checks=NON_NEGATIVE),
+             domain=COUNT),
         real("prefix_cache_hit_pct", "Prefix-cache hits / queries, %.", checks=NON_NEGATIVE),
     ),
     invariants=tuple(i for prefix, _ in SERVER_LATENCIES.values()
