@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from parsers.base import SourceFile
+from parsers.llm_serving import inference_perf
 from parsers.llm_serving.guidellm import lookalikes as guidellm
 from parsers.mlperf.paths import is_submission_code
 from parsers.mlperf_storage import archive as mlperf_storage
@@ -107,7 +108,7 @@ def not_a_result(src: SourceFile) -> str | None:
     suffix = _suffix(src)
     if suffix in _REPORT_SUFFIXES:
         return f"not a result: {_REPORT_SUFFIXES[suffix]}"
-    if found := mlperf_storage.not_a_result(src):
+    if found := mlperf_storage.not_a_result(src) or inference_perf.not_a_result(src):
         return found
     for test, reason in _KNOWN:
         if test(src):
@@ -115,7 +116,8 @@ def not_a_result(src: SourceFile) -> str | None:
     if found := _script(src):
         return found
     head = src.head(4096)
-    if suffix in _MARKUP_SUFFIXES or (suffix in _TEXT_SUFFIXES and _looks_like_prose(head)):
+    if suffix in _MARKUP_SUFFIXES or (suffix in _TEXT_SUFFIXES and _looks_like_prose(head)) \
+            or (not suffix and src.name.upper() == "README"):
         return "not a result: documentation text"
     return None
 
@@ -137,5 +139,5 @@ def unsupported(src: SourceFile) -> str | None:
                 "across versions): export the same run with perf_analyzer -f results.csv")
     if src.data[:1] == b"\x80" and src.name.endswith(".pkl"):
         return "Python pickle: never loaded (unsafe to read)"
-    return mlperf_storage.unsupported(src) or lookalike_reason(src) \
-        or guidellm.lookalike_reason(src)
+    return mlperf_storage.unsupported(src) or inference_perf.unsupported(src) \
+        or lookalike_reason(src) or guidellm.lookalike_reason(src)

@@ -14,6 +14,8 @@ from parsers.genai_perf.exports import GenAiPerfCsv, GenAiPerfJson
 from parsers.llm_serving.aiperf import AiperfCsv, AiperfJson
 from parsers.llm_serving.guidellm.csv_export import GuidellmCsv
 from parsers.llm_serving.guidellm.serialized import GuidellmReportJson, GuidellmReportYaml
+from parsers.llm_serving.inference_perf import InferencePerfLifecycle, InferencePerfPrometheus
+from parsers.llm_serving.llmperf import LlmperfResponses, LlmperfSummary
 from parsers.llm_serving.sglang import SglangBenchJsonl
 from parsers.llm_serving.vllm import VllmBenchJson
 from parsers.mlperf.paths import location_labels
@@ -52,6 +54,10 @@ PARSERS: tuple[Parser, ...] = (
     GuidellmReportJson(),
     GuidellmReportYaml(),
     GuidellmCsv(),
+    LlmperfSummary(),
+    LlmperfResponses(),
+    InferencePerfLifecycle(),
+    InferencePerfPrometheus(),
     GenAiPerfJson(),
     GenAiPerfCsv(),
     ModelsCsv(),

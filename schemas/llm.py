@@ -52,8 +52,10 @@ LLM_SERVING_RUNS = Table(
     "request rate (vLLM/SGLang 'inf') is request_rate_unlimited = true with "
     "request_rate_per_s NULL: the warehouse keeps no infinities, which would poison every "
     "aggregate. A run whose requests all failed has status 'failed' and no latency, never "
-    "zero latency. feeds_rules is false for failed runs and for the second export of a run "
-    "(AIPerf CSV beside its JSON; a vLLM sweep summary beside the run's own file).",
+    "zero latency. feeds_rules is false for failed runs, for runs some of whose requests "
+    "failed (their statistics cover the survivors only: excluded_reason says how many and "
+    "why), for an inference-perf summary (all stages pooled) and for the second export of "
+    "a run (AIPerf CSV beside its JSON; a vLLM sweep summary beside the run's own file).",
     (
         text("source_file", "Export the run came from.", nullable=False),
         integer("run_index", "Run within the file (JSONL line, sweep position), from 1.",
@@ -83,6 +85,9 @@ LLM_SERVING_RUNS = Table(
         integer("tensor_parallel", "Tensor-parallel size where the file records it."),
         real("request_rate_per_s", "Configured request rate; NULL when unlimited or not a "
              "rate-driven run.", checks=NON_NEGATIVE),
+        real("achieved_request_rate_per_s", "Requests sent per second, measured (inference-"
+             "perf): below request_rate_per_s the load generator or server could not keep the "
+             "pace (saturation, not an error).", checks=NON_NEGATIVE),
         flag("request_rate_unlimited", "The client sent requests as fast as the concurrency "
              "allowed (request rate 'inf').", nullable=False),
         real("burstiness", "Request arrival burstiness (1 = Poisson), where recorded."),

@@ -1,6 +1,8 @@
 """LLM-serving load tests (llm_serving/FORMATS.md): vLLM `benchmark_serving.py` /
 `vllm bench serve --save-result` JSON, SGLang `bench_serving` JSONL and AIPerf
-`profile_export_aiperf.{json,csv}`.
+`profile_export_aiperf.{json,csv}`; ray-project llmperf summary and individual-responses JSON
+and kubernetes-sigs inference-perf per-stage lifecycle reports (llmperf/ and inference_perf/
+FORMATS.md).
 
 One wide row per run, one long row per (run, latency metric, percentile) so that every
 percentile a file holds is kept (p99.9 included), and one row per request where the file
@@ -13,7 +15,11 @@ The three tools name the same quantities differently; the columns use vLLM's wor
 - ITL: gaps between streamed chunks, pooled over all requests. AIPerf calls this
   `inter_chunk_latency`.
 - E2EL: whole-request latency (SGLang `e2e_latency`, AIPerf `request_latency`, Lambda's
-  fork of the 2024 script `latency`).
+  fork of the 2024 script `latency`, llmperf `end_to_end_latency_s`, inference-perf
+  `request_latency`).
+- NTPOT: request latency / output tokens, first token included (inference-perf
+  `normalized_time_per_output_token`; llmperf's per-request `inter_token_latency_s`, which
+  divides the time of the last chunk by the output tokens). It is not TPOT: no rule reads it.
 
 Infinity: an unlimited request rate (vLLM's "inf", SGLang's bare `Infinity`) is a load
 setting, not a bad value, but every DOUBLE column of the warehouse is finite
@@ -31,7 +37,7 @@ from schemas.domains import COUNT, PARALLEL, Domain
 from schemas.invariants import LOAD_WHY, TTFT_WHY, Positive, SumAtMost, at_most_each, distribution
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
-TOOLS = ("vllm", "sglang", "aiperf", "guidellm")
+TOOLS = ("vllm", "sglang", "aiperf", "guidellm", "llmperf", "inference_perf")
 EXPORT_KINDS = ("json", "jsonl", "csv", "yaml")
 # Common metric names of the wide columns; the long table adds AIPerf's other ms metrics.
 METRICS = {
@@ -43,6 +49,8 @@ METRICS = {
            "'inter_chunk_latency')",
     "e2el": "End-to-end request latency (SGLang 'e2e_latency', AIPerf and GuideLLM "
             "'request_latency')",
+    "ntpot": "Request latency / output tokens, first token included (inference-perf "
+             "'normalized_time_per_output_token', llmperf 'inter_token_latency_s'); not TPOT",
 }
 WIDE_STATS = {"mean": "mean", "median": "median (p50)", "std": "standard deviation",
               "p90": "90th percentile", "p95": "95th percentile", "p99": "99th percentile"}
@@ -60,6 +68,18 @@ _TOTAL_TOKENS = Domain(0, 1e15, "tokens summed over a run: 10^15 is a year at 3x
                                 "tokens/s")
 
 
+_DELAY = Domain(-3.6e6, 8.64e7, "a request sent up to an hour early or a day late, ms: "
+                                "beyond either the schedule or the clock is broken")
+
+
+def _schedule_delay() -> list[Column]:
+    return [real(f"schedule_delay_{stat}_ms", f"inference-perf schedule delay ({words}): "
+                 "when a request was sent minus when it was scheduled, ms. Negative values "
+                 "are real (sent early).", domain=_DELAY) for stat, words in
+            (("mean", "mean"), ("min", "minimum"), ("median", "median"),
+             ("p99", "99th percentile"), ("max", "maximum"))]
+
+
 def _wide() -> list[Column]:
     return [real(f"{metric}_{stat}_ms", f"{what}, {words}, ms.", checks=NON_NEGATIVE)
             for metric, what in METRICS.items() for stat, words in WIDE_STATS.items()]
@@ -70,9 +90,10 @@ LLM_SERVING_RUNS = Table(
     "LLM-serving load-test runs: vLLM benchmark_serving / `vllm bench serve` result JSON "
     "(including a `vllm bench sweep` summary list), SGLang bench_serving JSONL lines and "
     "AIPerf profile_export_aiperf JSON and CSV (the same run may come as both: see "
-    "export_kind), and GuideLLM reports (JSON, YAML, CSV: one run per benchmark, i.e. per "
-    "load point of its profile). Latencies are ms, durations s. Statistics a file lacks are NULL; "
-    "every percentile it has is in raw.llm_serving_percentiles.",
+    "export_kind), GuideLLM reports (JSON, YAML, CSV: one run per benchmark, i.e. per "
+    "load point of its profile), llmperf summary JSON, inference-perf stage lifecycle "
+    "reports (one run per load stage). Latencies are ms, durations s. Statistics a file "
+    "lacks are NULL; every percentile it has is in raw.llm_serving_percentiles.",
     (
         text("tool", f"{', '.join(TOOLS)}: the client that measured.", nullable=False,
              checks=(Check.isin(TOOLS),)),
@@ -82,11 +103,16 @@ LLM_SERVING_RUNS = Table(
         RUN_INDEX,
         flag("sweep_summary", "True for rows of a `vllm bench sweep` summary.json (a list of "
              "the per-run objects): the run=N.json beside it may hold the same run (match on "
-             "the folder and sweep_run_number, prefer the per-run file).", nullable=False),
+             "the folder and sweep_run_number, prefer the per-run file); and for an "
+             "inference-perf summary_lifecycle_metrics.json, all stages pooled (not one load "
+             "point).", nullable=False),
+        integer("load_stage", "inference-perf load stage (the N of stage_N_lifecycle_metrics"
+                ".json, from 0); NULL for other tools and for the pooled summary.",
+                domain=COUNT),
         integer("sweep_run_number", "vLLM sweep 'run_number' (repeat of one configuration).",
                 domain=COUNT),
         text("label", "The run's label: vLLM --label, SGLang --tag, AIPerf "
-             "run_info.variation_label."),
+             "run_info.variation_label, llmperf 'name'."),
         text("benchmark_id", "AIPerf benchmark_id."),
         text("backend", "Serving backend as the client names it: vLLM --backend (vllm, "
              "openai, openai-chat, ...), SGLang 'sglang'; NULL for AIPerf, which does not "
@@ -113,10 +139,15 @@ LLM_SERVING_RUNS = Table(
                 domain=PARALLEL),
         text("dataset", "Dataset: SGLang dataset_name, AIPerf datasets[].dataset/type."),
         Column("run_timestamp_local", pl.Datetime, "vLLM 'date' (local time when the result "
-               "was written, after the run) or AIPerf start_time; no time zone. NULL for "
-               "SGLang."),
+               "was written, after the run) or AIPerf start_time; no time zone. llmperf "
+               "'timestamp' (epoch s) as UTC. NULL for SGLang and inference-perf."),
         real("request_rate_per_s", "Configured request rate, requests/s; NULL when unlimited "
              "(request_rate_unlimited) or not given.", checks=NON_NEGATIVE),
+        real("achieved_request_rate_per_s", "Requests sent per second, measured "
+             "(inference-perf achieved_rate: requests / send duration). Below "
+             "request_rate_per_s the client or server could not keep the pace: saturation, "
+             "not an error.", checks=NON_NEGATIVE),
+        *_schedule_delay(),
         flag("request_rate_unlimited", "True when the request rate was unlimited (vLLM "
              "\"inf\", SGLang Infinity): all requests sent at once, bounded only by "
              "max_concurrency. request_rate_per_s is NULL then (DOUBLE columns are finite).",
@@ -165,7 +196,8 @@ LLM_SERVING_RUNS = Table(
              checks=NON_NEGATIVE),
         *_wide(),
         STATUS,
-        text("failure_reason", "Why status is failed."),
+        text("failure_reason", "Why status is failed; in a run some of whose requests "
+             "failed, what failed (llmperf error codes, inference-perf error labels)."),
         flag("was_cancelled", "AIPerf was_cancelled: the run was stopped early."),
         text("gpu_model", "GPU the file itself names (vLLM --metadata gpu/gpu_model, "
              "'4xNVIDIA_L40S' read as 4 x NVIDIA_L40S; AIPerf GPU telemetry names); else "
@@ -181,7 +213,7 @@ LLM_SERVING_RUNS = Table(
         Positive("max_concurrency", LOAD_WHY), Positive("request_rate_per_s", LOAD_WHY),
         SumAtMost(("completed", "failed"), "num_prompts",
                   "requests that finished, well or not, were among those sent"),
-        *(i for metric in ("ttft", "tpot", "itl", "e2el")
+        *(i for metric in METRICS
           for i in distribution(f"{metric}_", "_ms", mean=None)),
         *at_most_each("ttft_", "e2el_", ("mean", "median", "p90", "p95", "p99"), "_ms",
                       TTFT_WHY)),
@@ -192,12 +224,13 @@ LLM_SERVING_PERCENTILES = Table(
     "Every latency statistic of a run that is a percentile, one row per (run, metric, "
     "percentile): vLLM p{N}_{metric}_ms (any --metric-percentiles, 99.9 stays 99.9) and "
     "median, SGLang p95/p99/median, AIPerf p1..p99 with min (0) and max (100), GuideLLM "
-    "p0.1..p99.9 (its p001..p999) with min and max. Join to "
+    "p0.1..p99.9 (its p001..p999) with min and max, llmperf p25..p99 with min and max, "
+    "inference-perf p0.1..p99.9 with min and max. Join to "
     "raw.llm_serving_runs on (source_file, run_index). Failed runs have none.",
     (
         RUN_INDEX,
-        text("metric", "ttft, tpot, itl or e2el (see raw.llm_serving_runs), or another AIPerf "
-             "millisecond metric under its own tag (time_to_second_token, "
+        text("metric", "ttft, tpot, itl, e2el or ntpot (see raw.llm_serving_runs), or another "
+             "AIPerf millisecond metric under its own tag (time_to_second_token, "
              "time_to_first_output_token, http_req_waiting, ...).", nullable=False),
         text("statistic", "The statistic as the file names it: p99, p99.9, median, min, max.",
              nullable=False),
@@ -212,8 +245,9 @@ REQUEST_STATUSES = ("ok", "empty", "failed")
 LLM_SERVING_REQUESTS = Table(
     "raw", "llm_serving_requests",
     "One row per request of a run whose file kept per-request arrays (vLLM --save-detailed "
-    "and the 2024 script: input_lens, output_lens, ttfts and itls in seconds, errors). For "
-    "goodput: count requests whose ttft_ms and tpot_ms meet an SLO.",
+    "and the 2024 script: input_lens, output_lens, ttfts and itls in seconds, errors; an "
+    "llmperf individual_responses JSON, whose run row is its summary file's: join on the "
+    "run's name). For goodput: count requests whose ttft_ms and tpot_ms meet an SLO.",
     (
         RUN_INDEX,
         integer("request_index", "1-based position of the request in the arrays.",

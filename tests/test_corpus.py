@@ -43,16 +43,6 @@ NOT_READ_YET = {
         for run in ("1k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc4",
                     "8k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc32",
                     "8k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc64")),
-    "inference_perf": tuple(
-        f"kubernetes-sigs__inference-perf/demos/kubecon-na-2025/{f}" for f in (
-            "analysis/analyzed_reports_legend.json", "config.yaml",
-            "vllm+batch_size/manifests.yaml",
-            *(f"vllm+batch_size/results/{stage}_{kind}_metrics.json"
-              for stage in (*(f"stage_{i}" for i in range(7)), "summary")
-              for kind in ("lifecycle", "prometheus")))),
-    "llmperf": tuple(f"ray-project__llmperf-leaderboard/raw_data/{f}" for f in (
-        "README", "individual/bedrock_70b.json", "individual/groq_70b.json",
-        "summary/anyscale_70b.json", "summary/bedrock_70b.json", "summary/groq_70b.json")),
     "gpu_telemetry": ("SemiAnalysisAI__InferenceX/gpu_metrics_energy_end.csv",
                       "SemiAnalysisAI__InferenceX/gpu_metrics_energy_start.csv",
                       "SemiAnalysisAI__InferenceX/gpu_metrics_identity.json",
@@ -63,6 +53,20 @@ NOT_READ_YET = {
     "io500": tuple(
         "IO500__submission-data/Core42/Maximus-01/DAOS/2025/submission-781/results/"
         f"2025.11.07-04.51.46/{f}" for f in ("config.ini", "ior-easy-write.csv")),
+}
+KUBECON = "inference_perf/kubernetes-sigs__inference-perf/demos/kubecon-na-2025/"
+# Beside the inference-perf reports (which all load); llmperf's README.
+LLM_TOOL_FILES = {
+    "llmperf/ray-project__llmperf-leaderboard/raw_data/README": ("ignored", DOC),
+    f"{KUBECON}analysis/analyzed_reports_legend.json": (
+        "ignored", "not a result: inference-perf analysis legend (report names to result "
+                   "folders)"),
+    f"{KUBECON}config.yaml": (
+        "ignored", "not a result: inference-perf run configuration (config.yaml); the load of "
+                   "each stage is in its report (requested_rate)"),
+    f"{KUBECON}vllm+batch_size/manifests.yaml": (
+        "ignored", "not a result: Kubernetes manifests (the deployment under test: image, "
+                   "flags, GPU node selector); the GPU belongs in the run's run.yaml"),
 }
 IO500 = "io500/IO500__submission-data/"
 GUIDELLM_ASSETS = "guidellm/vllm-project__guidellm/tests/unit/entrypoints/assets/"
@@ -127,6 +131,7 @@ NOT_LOADED = {
                     "script, not GuideLLM's CSV export (rounded, no model, p99 often '-'): "
                     "load the GuideLLM JSON or YAML reports it summarises"),
     **{f: ("ignored", DOC) for f in PROSE},
+    **LLM_TOOL_FILES,
     **{f"{LLM_V51}closed/{run}/performance/run_1/mlperf_log_detail.txt": LOADGEN_DETAIL
        for run in ("Dell/results/XE9680L_B200_SXM_180GBx8_TRT/llama3.1-8b/Interactive",
                    "NVIDIA/results/GB300-NVL72_GB300-288GB_aarch64x72_TRT/deepseek-r1/Server",

@@ -1,4 +1,4 @@
-"""What the three LLM-serving result families share: a `Run` (wide values, latency
+"""What the LLM-serving result families share: a `Run` (wide values, latency
 statistics in ms, per-request rows) and one builder that turns runs into the rows of
 raw.llm_serving_runs, raw.llm_serving_percentiles and raw.llm_serving_requests.
 
@@ -25,6 +25,7 @@ from schemas.llm_serving import (
     METRICS,
     WIDE_STATS,
 )
+from schemas.units import S_TO_MS
 
 RUNS, PERCENTILES, REQUESTS = (LLM_SERVING_RUNS.key, LLM_SERVING_PERCENTILES.key,
                                LLM_SERVING_REQUESTS.key)
@@ -173,8 +174,10 @@ def _run_row(run: Run, tool: str, export_kind: str) -> dict[str, object]:
     completed, failed = row.get("completed"), row.get("failed")
     if completed == 0:
         row["status"] = "failed"
+        what = row.get("failure_reason")  # the parser's breakdown of the failures
         row["failure_reason"] = (f"all {failed} requests failed (completed 0)" if failed
-                                 else "no request completed (completed 0)")
+                                 else "no request completed (completed 0)") \
+            + (f": {what}" if what else "")
         for column in (*MEASURED, *(f"{m}_{s}_ms" for m in METRICS for s in WIDE_STATS)):
             row[column] = None
     else:
@@ -198,3 +201,33 @@ def _percentile_rows(run: Run) -> list[dict[str, object]]:
 
 def mean_per_request(total: int | None, completed: int | None) -> float | None:
     return total / completed if total is not None and completed else None
+
+
+def duration_of(completed: int | None, per_s: float | None) -> float | None:
+    """The wall time a tool divided its completed requests by to get `per_s` (llmperf and
+    inference-perf 2025 write the rate, not the time): exact by construction."""
+    return completed / per_s if completed and per_s else None
+
+
+def seconds_to_ms(stats: object, what: str) -> dict[str, float]:
+    """A {statistic: seconds} mapping in ms; None values (no request of that kind) are left
+    out. Not a mapping: {} (the file has no such distribution)."""
+    if not isinstance(stats, dict):
+        return {}
+    found: dict[str, float] = {}
+    for stat, value in stats.items():
+        number = to_float(value, f"{what}.{stat}")
+        if number is not None:
+            found[str(stat)] = number * S_TO_MS
+    return found
+
+
+def request_rows(requests: list[dict[str, object]], problems: list[RowProblem]) -> Parsed:
+    """Per-request rows of a file whose run row lives in another file (llmperf's
+    individual responses beside its summary)."""
+    if not requests:
+        first = f" ({problems[0].location}: {problems[0].reason})" if problems else ""
+        raise FormatError(f"no usable request in the file{first}")
+    return Parsed({RUNS: frame([], LLM_SERVING_RUNS),
+                   PERCENTILES: frame([], LLM_SERVING_PERCENTILES),
+                   REQUESTS: frame(requests, LLM_SERVING_REQUESTS)}, problems)

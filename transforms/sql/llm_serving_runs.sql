@@ -1,14 +1,15 @@
 -- core.llm_serving_runs: one row per LLM serving run, whichever tool measured it (vLLM,
--- SGLang, AIPerf: raw.llm_serving_runs; GenAI-Perf: raw.genai_perf). The file says what it
+-- SGLang, AIPerf, llmperf, inference-perf: raw.llm_serving_runs; GenAI-Perf: raw.genai_perf). The file says what it
 -- printed; run.yaml (its columns and tags) fills the GPU, its count and the model where the
 -- file is silent. A run exported twice (AIPerf CSV beside its JSON; a vLLM sweep summary
--- beside the run's own file) is kept twice, and only one copy has feeds_rules.
+-- beside the run's own file) is kept twice, and only one copy has feeds_rules. A run some
+-- of whose requests failed feeds no rule: its statistics cover the survivors only.
 
 WITH
 serving AS (
     SELECT source_file, run_index, tool, export_kind, backend, endpoint_type, model,
            engine_version, tool_version, dataset, tensor_parallel, data_parallel,
-           request_rate_per_s, request_rate_unlimited, burstiness,
+           request_rate_per_s, achieved_request_rate_per_s, request_rate_unlimited, burstiness,
            max_concurrency AS concurrency, load_source, measured_concurrency, num_prompts,
            completed, failed, mean_input_tokens, mean_output_tokens, duration_s,
            request_throughput_per_s, request_goodput_per_s,
@@ -83,6 +84,13 @@ judged AS (
            CASE
                WHEN l.status <> 'ok' THEN 'the run failed: ' || coalesce(l.failure_reason,
                                                                         'no request completed')
+               WHEN l.failed > 0
+               THEN l.failed || ' of ' || coalesce((l.completed + l.failed)::VARCHAR, '?')
+                    || ' requests failed' || coalesce(' (' || l.failure_reason || ')', '')
+                    || ': its statistics cover only the requests that completed'
+               WHEN l.tool = 'inference_perf' AND l.sweep_summary
+               THEN 'all load stages pooled (inference-perf summary), not one load point: '
+                    || 'the stage reports are used'
                WHEN l.tool = 'aiperf' AND l.export_kind = 'csv' AND EXISTS (
                    SELECT 1 FROM with_context j WHERE j.tool = 'aiperf'
                    AND j.export_kind = 'json' AND j.folder = l.folder AND j.stem = l.stem)
@@ -99,7 +107,8 @@ SELECT source_file, run_index, tool, export_kind, backend, endpoint_type,
        model_label AS model, model AS model_as_written, model_source, engine_version,
        tool_version, dataset, system, precision,
        gpu_model_label AS gpu_model, gpu_model_source, gpus_label AS gpus, gpus_source,
-       tensor_parallel, request_rate_per_s, coalesce(request_rate_unlimited, false)
+       tensor_parallel, request_rate_per_s, achieved_request_rate_per_s,
+       coalesce(request_rate_unlimited, false)
            AS request_rate_unlimited, burstiness, concurrency, load_source,
        measured_concurrency, num_prompts, completed, failed, mean_input_tokens,
        mean_output_tokens, duration_s, request_throughput_per_s, request_goodput_per_s,
