@@ -22,14 +22,27 @@ from store.store import Store
 from transforms import freshness, tunables
 from transforms.quality.gx_worker import WORKER as GX_WORKER
 
-# The listing `sizing ingest` made to decide whether to run at all (ingest/unchanged.py),
-# handed to the run's observation of the raw root: a 100,000-file root is listed once.
-_HANDED_OVER: dict[Path, list[FoundFile]] = {}
+
+class HandedListing:
+    """The listing `sizing ingest` made to decide whether to run at all (ingest/unchanged.py),
+    handed to its run as the `handed_listing` resource: a 100,000-file root is listed once.
+    The definitions' own is empty (the sensor's and the schedule's runs list the root)."""
+
+    def __init__(self, raw_root: Path | None = None, found: list[FoundFile] | None = None):
+        self._root = raw_root.resolve() if raw_root is not None else None
+        self._found = found
+
+    def take(self, raw_root: Path) -> list[FoundFile] | None:
+        """The listing of `raw_root`, once; None when none was handed over for it."""
+        if self._root is None or self._root != raw_root.resolve():
+            return None
+        found, self._found = self._found, None
+        return found
 
 
-def hand_over_listing(raw_root: Path, found: list[FoundFile]) -> None:
-    _HANDED_OVER.clear()
-    _HANDED_OVER[raw_root.resolve()] = found
+def no_handed_listing() -> dg.ResourceDefinition:
+    return dg.ResourceDefinition.hardcoded_resource(
+        HandedListing(), "The listing `sizing ingest` hands to its run (none here).")
 
 
 class Warehouse(dg.ConfigurableResource):
@@ -56,13 +69,14 @@ class Warehouse(dg.ConfigurableResource):
     def raw_root(self) -> Path:
         return config.raw_dir(self.raw_dir)
 
-    def listing(self, keep: bool = False) -> list[FoundFile]:
-        """Every entry under the raw root. `keep`: also hold it for the run's raw step
+    def listing(self, keep: bool = False, handed: HandedListing | None = None
+                ) -> list[FoundFile]:
+        """Every entry under the raw root (`handed`: the one `sizing ingest` listed, if any,
+        for a run over the whole root). `keep`: also hold it for the run's raw step
         (`take_listing`), so the observation of the raw root fingerprints the very listing
         the raw step ingests, and a 100,000-file root is not listed twice."""
         root = self.raw_root()
-        found = _HANDED_OVER.pop(root.resolve(), None) if keep and not self.partitions \
-            else None
+        found = handed.take(root) if handed is not None and not self.partitions else None
         if found is None:
             found = discover(root, self.scope().partitions) if root.is_dir() else []
         if keep:

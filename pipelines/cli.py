@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import polars as pl
 
@@ -53,6 +53,9 @@ from store.lock import DEFAULT_WAIT_S, WarehouseBusy
 from store.store import Store, StoreError
 from transforms.freshness import stale
 from transforms.quality import gx_worker
+
+if TYPE_CHECKING:  # Dagster loads only for the commands that run it
+    from assets.resources import HandedListing
 
 DEBUG_ENV = "SIZING_DEBUG"
 
@@ -208,11 +211,8 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
         if verdict is not None and verdict.differing is not None \
                 and verdict.differing <= gx_worker.AHEAD_UP_TO_FILES:
             gx_worker.WORKER.start()  # a small run: its checks' worker starts while Dagster loads
-    from assets.resources import hand_over_listing
+    from assets.resources import HandedListing
     from pipelines.definitions import defs  # Dagster is only loaded for commands needing it
-
-    if listing is not None:
-        hand_over_listing(raw_root, listing)
 
     # A run allocates an object or more per file: with Python's default thresholds, full
     # collections over everything Dagster and polars imported come every few thousand
@@ -230,7 +230,8 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
             DEFAULT_WAIT_S if wait_s is None else wait_s, on_wait=gx_worker.WORKER.release))
         progress.launched = True
         result = _run_job(defs, raw_root, warehouse.text, args.purge_missing,
-                          args.keep_missing, partitions)
+                          args.keep_missing, partitions,
+                          handed=HandedListing(raw_root, listing))
         progress.result = result
     if stopping.requested() is not None:
         return 1  # the stop's own line, not the run's errors (`_ingest`)
@@ -396,8 +397,12 @@ def _teardown_error(event) -> str | None:
 
 
 def _run_job(defs, raw_root: Path, warehouse: str, purge_missing: bool,
-             keep_missing: bool = False, partitions: list[str] | None = None):
+             keep_missing: bool = False, partitions: list[str] | None = None,
+             handed: HandedListing | None = None):
+    """The ingest job in this process; `handed`: the listing `sizing ingest` made, for the
+    run's observation of the raw root (assets/resources.py HandedListing)."""
     return defs.resolve_job_def("ingest").execute_in_process(
+        resources={"handed_listing": handed} if handed is not None else None,
         run_config={
             "resources": {"warehouse": {"config": {
                 "raw_dir": str(raw_root), "path": warehouse,

@@ -7,7 +7,7 @@ import dagster as dg
 
 from assets.keys import RAW_ROOT_KEY
 from assets.report.sizing_report import sizing_report_asset
-from assets.resources import SizingRules, Warehouse
+from assets.resources import SizingRules, Warehouse, no_handed_listing
 from pipelines.automation import INGEST_JOB, daily_ingest_schedule, raw_files_sensor
 from pipelines.domains import DOMAINS, REPORT_READS, REPORT_SECTIONS
 
@@ -28,6 +28,7 @@ defs = dg.Definitions(
     jobs=[ingest_job],
     sensors=[raw_files_sensor],
     schedules=[daily_ingest_schedule],
-    resources={"warehouse": Warehouse(), "rules": SizingRules()},
+    resources={"warehouse": Warehouse(), "rules": SizingRules(),
+               "handed_listing": no_handed_listing()},
     executor=dg.in_process_executor,
 )

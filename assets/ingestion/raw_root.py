@@ -12,7 +12,7 @@ import dagster as dg
 
 from assets.keys import RAW_ROOT_KEY
 from assets.metadata import described
-from assets.resources import Warehouse
+from assets.resources import HandedListing, Warehouse
 from assets.versions import RAW_ROOT
 
 
@@ -23,12 +23,13 @@ class RawRootState:
     bytes: int
 
 
-def raw_root_state(warehouse: Warehouse, keep: bool = False) -> RawRootState:
+def raw_root_state(warehouse: Warehouse, keep: bool = False,
+                   handed: HandedListing | None = None) -> RawRootState:
     """Changes whenever a file under the raw root is added, removed, resized or touched.
     Only metadata is read (no file is opened): the engine itself decides what really
     changed, from the files' bytes."""
     digest = hashlib.sha256()
-    found = warehouse.listing(keep)
+    found = warehouse.listing(keep, handed)
     for f in found:
         digest.update(f"{f.relpath}\0{f.size_bytes}\0{f.mtime_ns}\n".encode())
     return RawRootState(digest.hexdigest(), len(found), sum(f.size_bytes for f in found))
@@ -48,8 +49,8 @@ RAW_ROOT_SPEC = dg.AssetSpec(
         "decides from the files' bytes which rows really changed."))
 
 
-def _observe_raw_root(warehouse: Warehouse):
-    state = raw_root_state(warehouse, keep=True)  # for this run's raw step
+def _observe_raw_root(warehouse: Warehouse, handed_listing: dg.ResourceParam[HandedListing]):
+    state = raw_root_state(warehouse, keep=True, handed=handed_listing)  # kept: the raw step
     yield dg.ObserveResult(
         asset_key=RAW_ROOT_KEY, data_version=dg.DataVersion(state.fingerprint),
         metadata={"path": dg.MetadataValue.path(str(warehouse.raw_root())),
