@@ -20,7 +20,6 @@ from assets.row_checks import could_not_run
 from schemas.spec import Table
 from store.store import Store
 from transforms.quality.gx_validation import Outcome, validate
-from transforms.quality.gx_worker import WORKER
 
 CHECK_BUSINESS_RULES = "business_rules"
 
@@ -58,7 +57,7 @@ def business_check(table: Table, suite: Suite, expectations: str):
             with warehouse.reader() as store:
                 if store.query(f"SELECT count(*) AS n FROM {table.qualified}")["n"][0] == 0:
                     return dg.AssetCheckResult(passed=True, metadata={"rows": 0})
-                return check_result(WORKER.validate(suite, table.name, store))
+                return check_result(warehouse.gx_worker.validate(suite, table.name, store))
         except Exception as error:  # noqa: BLE001 - the suite or its worker broke
             return could_not_run(error)
 

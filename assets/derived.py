@@ -20,7 +20,6 @@ from store.lake_run import retrying
 from store.store import ROOMY_MEMORY_LIMIT, Store
 from transforms.freshness import FRESH, mark_fresh, mark_stale, status
 from transforms.inference.folder_update import FolderUpdate
-from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 CHECK_FRESH = "fresh"
 _FRESH_DESCRIPTION = described(
@@ -72,7 +71,7 @@ def _rebuilt(context: dg.AssetExecutionContext, warehouse: Warehouse, store: Sto
              by_folder: Sequence[Table], changed: list[str]) -> Iterator[Event]:
     """`rebuild` once it knows some input changed."""
     if not core:  # over a large root, the checks' GX worker starts with the sizing tables
-        GX_WORKER.start_deferred()
+        warehouse.gx_worker.start_deferred()
     reason, held_back, recorded = None, None, []
     update = folder_update(context, store, changed, by_folder)
 

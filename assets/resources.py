@@ -3,7 +3,7 @@
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import dagster as dg
 from pydantic import Field, PrivateAttr
@@ -20,7 +20,7 @@ from store.lock import DEFAULT_WAIT_S
 from store.resident import holds_more_than
 from store.store import Store
 from transforms import freshness, tunables
-from transforms.quality.gx_worker import WORKER as GX_WORKER
+from transforms.quality.gx_worker import GxWorker
 
 
 class HandedListing:
@@ -57,6 +57,11 @@ class Warehouse(dg.ConfigurableResource):
     lock_wait_s: float | None = None
     purge_missing: bool = False  # drop the rows of files no longer under the raw root
     keep_missing: bool = False  # keep rows of files gone from disk in core and sizing tables
+    # the run's checks' GX worker (transforms/quality/gx_worker.py): started, deferred and
+    # released by the steps; `sizing ingest` hands in the one it may have started already
+    gx_worker: dg.ResourceDependency[GxWorker] = Field(
+        default_factory=lambda: cast(Any, GxWorker()),  # a dependency's type is Dagster's
+        description="The run's Great Expectations worker process.")
     # In a run, every step writes to one staging copy, published once when the run ends
     # (teardown): readers see the whole previous warehouse or the whole new one.
     _run: RunWriter | None = PrivateAttr(default=None)
@@ -126,7 +131,7 @@ class Warehouse(dg.ConfigurableResource):
         stopped = self._stopped(context)
         if stopped is not None:
             stop_every_pool()
-            GX_WORKER.release()
+            self.gx_worker.release()
         if self._run is None:
             return
         run, self._run = self._run, None
@@ -191,7 +196,7 @@ class Warehouse(dg.ConfigurableResource):
         # a run waits for others' locks as it opens: a GX worker `sizing ingest` started
         # ahead is let go meanwhile (a file's run from the CLI waits there, at its lock)
         return self.location().writer(self._wait_s(), self.scope().partitions, self._run_id,
-                                      on_wait=GX_WORKER.release)
+                                      on_wait=self.gx_worker.release)
 
     def release_memory(self, above_mb: float | None = None) -> bool:
         """Between two steps of a run on a file: reopen the run's DuckDB connection, so the

@@ -24,7 +24,7 @@ import time
 import traceback
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -55,7 +55,7 @@ from transforms.freshness import stale
 from transforms.quality import gx_worker
 
 if TYPE_CHECKING:  # Dagster loads only for the commands that run it
-    from assets.resources import HandedListing
+    from assets.resources import HandedListing, Warehouse
 
 DEBUG_ENV = "SIZING_DEBUG"
 
@@ -162,6 +162,8 @@ class _Progress:
     warehouse: WarehouseLocation | None = None
     launched: bool = False  # the Dagster run was asked for
     result: Any = None  # the run's result, once it ended
+    # the run's checks' worker: started here ahead of a small run, handed to the run
+    gx: gx_worker.GxWorker = field(default_factory=gx_worker.GxWorker)
 
 
 def _ingest(args: argparse.Namespace) -> int:
@@ -210,8 +212,8 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
         listing = verdict.listing if verdict is not None else None
         if verdict is not None and verdict.differing is not None \
                 and verdict.differing <= gx_worker.AHEAD_UP_TO_FILES:
-            gx_worker.WORKER.start()  # a small run: its checks' worker starts while Dagster loads
-    from assets.resources import HandedListing
+            progress.gx.start()  # a small run: its checks' worker starts while Dagster loads
+    from assets.resources import HandedListing, Warehouse
     from pipelines.definitions import defs  # Dagster is only loaded for commands needing it
 
     # A run allocates an object or more per file: with Python's default thresholds, full
@@ -227,11 +229,12 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
         # a checks worker started ahead (300 MB) is let go while another ingestion holds
         # the lock (up to SIZING_LOCK_WAIT_S); the run starts one again as it would have
         held.enter_context(warehouse.held_for_run(
-            DEFAULT_WAIT_S if wait_s is None else wait_s, on_wait=gx_worker.WORKER.release))
+            DEFAULT_WAIT_S if wait_s is None else wait_s, on_wait=progress.gx.release))
         progress.launched = True
-        result = _run_job(defs, raw_root, warehouse.text, args.purge_missing,
-                          args.keep_missing, partitions,
-                          handed=HandedListing(raw_root, listing))
+        result = _run_job(defs, Warehouse(
+            raw_dir=str(raw_root), path=warehouse.text, purge_missing=args.purge_missing,
+            keep_missing=args.keep_missing, partitions=partitions or [],
+            gx_worker=progress.gx), HandedListing(raw_root, listing))
         progress.result = result
     if stopping.requested() is not None:
         return 1  # the stop's own line, not the run's errors (`_ingest`)
@@ -300,7 +303,7 @@ def _stopped(signum: int, progress: _Progress) -> int:
     """A stopped run: its workers ended, and one line on stderr."""
     stopping.finishing()
     stop_every_pool()
-    gx_worker.WORKER.release()
+    progress.gx.release()
     warehouse, result = progress.warehouse, progress.result
     run = result.run_id[:8] if result is not None else None
     recorded = warehouse.find_run(result.run_id) \
@@ -396,20 +399,13 @@ def _teardown_error(event) -> str | None:
     return error.message.strip()
 
 
-def _run_job(defs, raw_root: Path, warehouse: str, purge_missing: bool,
-             keep_missing: bool = False, partitions: list[str] | None = None,
-             handed: HandedListing | None = None):
-    """The ingest job in this process; `handed`: the listing `sizing ingest` made, for the
-    run's observation of the raw root (assets/resources.py HandedListing)."""
+def _run_job(defs, warehouse: Warehouse, handed: HandedListing):
+    """The ingest job in this process, with this run's `warehouse` resource (its settings,
+    and the GX worker `sizing ingest` may have started) and the listing it made (`handed`,
+    for the run's observation of the raw root)."""
     return defs.resolve_job_def("ingest").execute_in_process(
-        resources={"handed_listing": handed} if handed is not None else None,
-        run_config={
-            "resources": {"warehouse": {"config": {
-                "raw_dir": str(raw_root), "path": warehouse,
-                "purge_missing": purge_missing, "keep_missing": keep_missing,
-                "partitions": partitions or []}}},
-            "loggers": {"console": {"config": {"log_level": "WARNING"}}},
-        },
+        resources={"warehouse": warehouse, "handed_listing": handed},
+        run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
         instance=_instance(),
         raise_on_error=False,
     )

@@ -28,7 +28,9 @@ from transforms.inference.suites import optimal_suite
 from transforms.inference.tables import build_memory, build_optimal, build_plans
 from transforms.quality import gx_worker
 from transforms.quality.gx_validation import validate
-from transforms.quality.gx_worker import WORKER
+from transforms.quality.gx_worker import GxWorker
+
+WORKER = GxWorker()  # one for the module's tests, as a run has one
 
 HEADER = ("Model,Batch,Concurrency,Model Config Path,Instance Group,Max Batch Size,"
           "Satisfies Constraints,Throughput (infer/sec),p95 Latency (ms),p99 Latency (ms)\n")
@@ -268,8 +270,10 @@ def test_a_broken_worker_fails_the_check_not_the_run(warehouse, monkeypatch):
     def broken(*_):
         raise RuntimeError("the GX worker exited: Killed")
 
-    monkeypatch.setattr(WORKER, "validate", broken)
-    result = inference_checks.optimal_rules(warehouse=Warehouse(path=str(warehouse)))
+    worker = GxWorker()
+    monkeypatch.setattr(worker, "validate", broken)
+    result = inference_checks.optimal_rules(
+        warehouse=Warehouse(path=str(warehouse), gx_worker=worker))
     assert result.passed is False
     assert result.metadata["error"].value == "the GX worker exited: Killed"
 

@@ -25,6 +25,7 @@ from store import store as store_module
 from store.publish import Publication
 from store.store import connect
 from tests.conftest import CORPUS, PROJECT
+from transforms.quality.gx_worker import GxWorker
 
 
 def _owner_versions() -> dict[str, str]:
@@ -409,16 +410,15 @@ def test_the_gx_worker_starts_during_the_raw_step_only_over_a_small_root(paths, 
         finally:
             ingesting[0] = False
 
-    def start() -> None:  # noted, not started: a suite starts the worker when it asks
-        raw_files.GX_WORKER._deferred = False  # as a start does
+    def start(self) -> None:  # noted, not started: a suite starts the worker when it asks
+        self._deferred = False  # as a start does
         rebuilding = [f.frame.f_locals for f in inspect.stack() if f.function == "_rebuilt"]
         started.append("raw step" if ingesting[0] else
                        "sizing rebuild" if rebuilding and not rebuilding[0]["core"] else
                        "core rebuild" if rebuilding else "between steps")
 
-    assert raw_files.GX_WORKER is derived.GX_WORKER
     monkeypatch.setattr(raw_files, "ingest", ingest)
-    monkeypatch.setattr(raw_files.GX_WORKER, "start", start)
+    monkeypatch.setattr(GxWorker, "start", start)
     assert _run(raw, warehouse).success
     assert started == ["raw step", "between steps"]  # early; again after it (running)
     started.clear()
@@ -431,14 +431,16 @@ def test_a_gx_worker_started_ahead_is_let_go_by_a_run_that_changed_no_rows(paths
     """`sizing ingest` starts the worker before a small run; when no file's rows changed
     after all (a file touched, its bytes the same), nothing is rebuilt and no suite will
     ask: the raw step stops it rather than leaving 300 MB idle to the end of the run."""
-    from assets.ingestion.raw_files import GX_WORKER
-
     raw, warehouse = paths
     assert _run(raw, warehouse).success
     touched = raw / "inference" / "h100-bm-01" / "run.yaml"
     os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
-    GX_WORKER.start()
-    worker = GX_WORKER._proc
+    ahead = GxWorker()
+    ahead.start()  # as `sizing ingest` does, then hands it to the run (its Warehouse)
+    worker = ahead._proc
     assert worker is not None and worker.poll() is None
-    assert _run(raw, warehouse).success
-    assert GX_WORKER._proc is None and worker.poll() is not None
+    assert defs.resolve_job_def("ingest").execute_in_process(
+        resources={"warehouse": Warehouse(raw_dir=str(raw), path=str(warehouse),
+                                          gx_worker=ahead)},
+        instance=dg.DagsterInstance.ephemeral()).success
+    assert ahead._proc is None and worker.poll() is not None

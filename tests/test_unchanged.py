@@ -174,7 +174,7 @@ def test_a_small_run_starts_its_checks_worker_before_dagster_loads(tmp_path, raw
     monkeypatch.setenv("DAGSTER_HOME", "")
     warehouse = recorded_by_this_code(tmp_path / "wh.duckdb", raw)
     events: list[str] = []
-    monkeypatch.setattr(gx_worker.WORKER, "start", lambda: events.append("worker"))
+    monkeypatch.setattr(gx_worker.GxWorker, "start", lambda self: events.append("worker"))
 
     def job(*args, **kwargs):
         events.append("job")
@@ -210,12 +210,12 @@ def test_a_checks_worker_started_ahead_is_let_go_while_the_run_waits_for_the_loc
     fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the other ingestion
     events: list[str] = []
 
-    def released():
+    def released(self):
         events.append("released")
         holder.close()  # the other ingestion ends while this one waits
 
-    monkeypatch.setattr(gx_worker.WORKER, "start", lambda: events.append("worker"))
-    monkeypatch.setattr(gx_worker.WORKER, "release", released)
+    monkeypatch.setattr(gx_worker.GxWorker, "start", lambda self: events.append("worker"))
+    monkeypatch.setattr(gx_worker.GxWorker, "release", released)
 
     def job(*args, **kwargs):
         events.append("job")

@@ -21,7 +21,6 @@ from schemas.context import FILE_CONTEXT
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS, LABEL_CONFLICTS, QUARANTINE
 from store.lake_run import retrying
 from transforms.quality.gx_worker import EARLY_BELOW_FILES as GX_EARLY_BELOW_FILES
-from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 RAW_TABLES = (INGESTED_FILES, QUARANTINE, INGESTION_RUNS, FILE_CONTEXT, LABEL_CONFLICTS,
               *data_tables())
@@ -88,7 +87,7 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
         def on_rows_changed() -> None:
             rows_changed.append(True)
             if early:  # its start-up overlaps the bookkeeping too
-                GX_WORKER.start()
+                warehouse.gx_worker.start()
 
         report = retrying(lambda: ingest(
             store, warehouse.raw_root(), context.run_id, warehouse.limits(),
@@ -124,11 +123,11 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
         warehouse.release_memory()
     # the rebuild's checks will need GX: started already, now, or with the sizing tables
     if rows_changed and len(report.outcomes) < GX_EARLY_BELOW_FILES:
-        GX_WORKER.start()
+        warehouse.gx_worker.start()
     elif rows_changed:
-        GX_WORKER.defer()
+        warehouse.gx_worker.defer()
     else:  # no rebuild, so no suite: a worker `sizing ingest` started ahead is let go
-        GX_WORKER.release()
+        warehouse.gx_worker.release()
     if not report.data_changed:  # Dagster skips the steps after: their checks still stand
         carried = carry_over(context, [table_key(t) for t in written])
         if carried:

@@ -17,7 +17,6 @@ from reports.paths import report_path
 from runtime import config
 from schemas.spec import Table
 from transforms.freshness import mark_fresh, mark_stale, stale
-from transforms.quality.gx_worker import WORKER as GX_WORKER
 
 REPORT_TABLE = "reports.sizing_report"  # its name in raw.derived_status
 
@@ -52,7 +51,7 @@ def _write_report(context: dg.AssetExecutionContext, warehouse: Warehouse,
     out = report_path(warehouse.file())
     # the last step of a run: the suites are done, and the memory of their worker is better
     # spent on the workers that draw the charts
-    GX_WORKER.release()
+    warehouse.gx_worker.release()
     warehouse.release_memory()  # the report is a run's peak: DuckDB's kept memory goes first
     # the report is the last derived asset of a run
     with warehouse.writer(serialized=True) as store:

@@ -55,13 +55,16 @@ AHEAD_UP_TO_FILES = 100
 
 
 class GxWorker:
-    """The client side: starts the worker once, sends it suites, reads back outcomes."""
+    """The client side: starts the worker once, sends it suites, reads back outcomes. One
+    per run: the run's `Warehouse` resource holds it (assets/resources.py), and `sizing
+    ingest`, which may start it before the run, hands its own to the run."""
 
     def __init__(self) -> None:
         self._proc: subprocess.Popen[str] | None = None
         self._errors: IO[bytes] | None = None
         self._lock = threading.Lock()
         self._deferred = False
+        self._stopped_at_exit = False
 
     def start(self) -> None:
         """Start the worker unless it runs; it then imports GX while the caller goes on."""
@@ -137,6 +140,9 @@ class GxWorker:
     def _start(self) -> subprocess.Popen[str]:
         if self._proc is not None and self._proc.poll() is None:
             return self._proc
+        if not self._stopped_at_exit:
+            atexit.register(self.stop)
+            self._stopped_at_exit = True
         self._errors = tempfile.TemporaryFile()  # a pipe left unread could fill and block
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "transforms.quality.gx_worker"], stdin=subprocess.PIPE,
@@ -150,8 +156,6 @@ class GxWorker:
         return self._errors.read().decode(errors="replace")[-2000:] or "(no output)"
 
 
-WORKER = GxWorker()
-atexit.register(WORKER.stop)
 
 
 class _Expectations:
