@@ -6,13 +6,15 @@ the table's `fresh` check, and lets the run go on. Every derived asset builds th
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import dagster as dg
 import polars as pl
 
+from assets.domain import Domain
 from assets.keys import table_key
-from assets.metadata import described, table_metadata
+from assets.metadata import described, table_description, table_metadata
 from assets.resources import Warehouse
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.spec import Table
@@ -37,6 +39,17 @@ RELEASE_ABOVE_MB = 512
 
 def fresh_check(key: dg.AssetKey) -> dg.AssetCheckSpec:
     return dg.AssetCheckSpec(CHECK_FRESH, asset=key, description=_FRESH_DESCRIPTION)
+
+
+def table_asset(table: Table, inputs: Iterable[Table | dg.AssetKey], domain: Domain
+                ) -> dict[str, Any]:
+    """The `dg.asset` arguments of the asset that builds `table` alone: its key, its layer
+    (the table's schema) as its group, its domain's code version, what it is built from,
+    its description and its `fresh` check."""
+    return {"key": table_key(table), "group_name": table.schema, "kinds": {"duckdb"},
+            "code_version": domain.code_version,
+            "deps": [i if isinstance(i, dg.AssetKey) else table_key(i) for i in inputs],
+            "description": table_description(table), "check_specs": fresh_checks([table])}
 
 
 def fresh_checks(tables: Sequence[Table]) -> list[dg.AssetCheckSpec]:

@@ -4,7 +4,7 @@ rule and the gradient all-reduce estimate, and their checks."""
 import dagster as dg
 
 from assets.collectives import DOMAIN
-from assets.derived import fresh_checks, rebuild
+from assets.derived import fresh_checks, rebuild, table_asset
 from assets.keys import table_key as key
 from assets.metadata import table_description
 from assets.resources import Warehouse
@@ -19,8 +19,6 @@ from schemas.ledger import INGESTED_FILES
 from schemas.nccl_tests import NCCL_TESTS_RESULTS, NCCL_TESTS_RUNS
 from transforms.collectives.limits import over_limit
 from transforms.collectives.tables import build_collective_bandwidth, build_collective_sizing
-
-VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
 
 CHECK_LINK_LIMITS = "busbw_within_link_limits"
 CHECK_WRONG_VALUES = "no_wrong_values"
@@ -41,10 +39,7 @@ _INPUTS = (NCCL_TESTS_RUNS, NCCL_TESTS_RESULTS, FILE_CONTEXT, INGESTED_FILES)
 _SIZING = (COLLECTIVE_BANDWIDTH_RULE, GRADIENT_ALLREDUCE_ESTIMATE)
 
 
-@dg.asset(key=key(COLLECTIVE_BANDWIDTH), group_name="core", kinds={"duckdb"},
-          code_version=VERSION, deps=[key(t) for t in _INPUTS],
-          description=table_description(COLLECTIVE_BANDWIDTH),
-          check_specs=fresh_checks([COLLECTIVE_BANDWIDTH]))
+@dg.asset(**table_asset(COLLECTIVE_BANDWIDTH, _INPUTS, DOMAIN))
 def collective_bandwidth(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [COLLECTIVE_BANDWIDTH],
                        lambda store: build_collective_bandwidth(store, context.run_id),
@@ -54,10 +49,10 @@ def collective_bandwidth(context: dg.AssetExecutionContext, warehouse: Warehouse
 @dg.multi_asset(
     name="collective_sizing_tables",
     specs=[dg.AssetSpec(key(COLLECTIVE_BANDWIDTH_RULE), group_name="sizing", kinds={"duckdb"},
-                        code_version=VERSION, deps=[key(COLLECTIVE_BANDWIDTH)],
+                        code_version=DOMAIN.code_version, deps=[key(COLLECTIVE_BANDWIDTH)],
                         description=table_description(COLLECTIVE_BANDWIDTH_RULE)),
            dg.AssetSpec(key(GRADIENT_ALLREDUCE_ESTIMATE), group_name="sizing",
-                        kinds={"duckdb"}, code_version=VERSION,
+                        kinds={"duckdb"}, code_version=DOMAIN.code_version,
                         deps=[key(COLLECTIVE_BANDWIDTH_RULE), key(REFERENCE_MODELS)],
                         description=table_description(GRADIENT_ALLREDUCE_ESTIMATE))],
     check_specs=fresh_checks(_SIZING),

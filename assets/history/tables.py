@@ -3,10 +3,8 @@ and sizing.rule_changes (what the latest such run changed, against the noise mar
 
 import dagster as dg
 
-from assets.derived import fresh_checks, inputs_changed, rebuild
+from assets.derived import inputs_changed, rebuild, table_asset
 from assets.history import DOMAIN
-from assets.keys import table_key as key
-from assets.metadata import table_description
 from assets.resources import Warehouse
 from assets.row_checks import WARN, RowCheck, row_check
 from schemas.context import FILE_CONTEXT
@@ -15,8 +13,6 @@ from schemas.ledger import INGESTION_RUNS
 from transforms.history.families import family_tables
 from transforms.history.tables import build_rule_changes, build_rule_history
 
-VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
-
 CHECK_CHANGED_BEYOND_NOISE = "rules_changed_beyond_noise"
 
 # every family's sizing table (so the history runs after them), the measurements its noise
@@ -24,9 +20,7 @@ CHECK_CHANGED_BEYOND_NOISE = "rules_changed_beyond_noise"
 _INPUTS = (*family_tables(), FILE_CONTEXT, INGESTION_RUNS)
 
 
-@dg.asset(key=key(RULE_HISTORY), group_name="sizing", kinds={"duckdb"}, code_version=VERSION,
-          deps=[key(t) for t in _INPUTS], description=table_description(RULE_HISTORY),
-          check_specs=fresh_checks([RULE_HISTORY]))
+@dg.asset(**table_asset(RULE_HISTORY, _INPUTS, DOMAIN))
 def rule_history(context: dg.AssetExecutionContext, warehouse: Warehouse):
     # appended, never rebuilt: the builder adds this run's changes to the earlier runs' rows
     # (of the families whose tables this run changed)
@@ -36,9 +30,7 @@ def rule_history(context: dg.AssetExecutionContext, warehouse: Warehouse):
                            inputs_changed(context, store, [RULE_HISTORY])))
 
 
-@dg.asset(key=key(RULE_CHANGES), group_name="sizing", kinds={"duckdb"}, code_version=VERSION,
-          deps=[key(RULE_HISTORY)], description=table_description(RULE_CHANGES),
-          check_specs=fresh_checks([RULE_CHANGES]))
+@dg.asset(**table_asset(RULE_CHANGES, [RULE_HISTORY], DOMAIN))
 def rule_changes(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [RULE_CHANGES],
                        lambda store: build_rule_changes(store, context.run_id))

@@ -2,10 +2,9 @@
 
 import dagster as dg
 
-from assets.derived import fresh_check, rebuild
+from assets.derived import rebuild, table_asset
 from assets.inference import DOMAIN
 from assets.keys import table_key
-from assets.metadata import table_description
 from assets.resources import Warehouse
 from assets.row_checks import ERROR, WARN, RowCheck, row_check
 from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
@@ -24,8 +23,6 @@ from schemas.model_analyzer_checkpoint import (
 from schemas.perf_analyzer import PERF_ANALYZER
 from transforms.inference.measurements import build_inference_measurements
 
-VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
-
 INFERENCE_KEY = table_key(INFERENCE_MEASUREMENTS)
 
 CHECK_THROUGHPUT_POSITIVE = "throughput_positive"
@@ -42,15 +39,7 @@ _INPUTS = (*_BY_FOLDER, MODEL_ANALYZER_CHECKPOINT_GPUS, FILE_CONTEXT, REFERENCE_
            INGESTED_FILES)
 
 
-@dg.asset(
-    key=INFERENCE_KEY,
-    group_name="core",
-    code_version=VERSION,
-    deps=[table_key(t) for t in _INPUTS],
-    kinds={"duckdb"},
-    description=table_description(INFERENCE_MEASUREMENTS),
-    check_specs=[fresh_check(INFERENCE_KEY)],
-)
+@dg.asset(**table_asset(INFERENCE_MEASUREMENTS, _INPUTS, DOMAIN))
 def inference_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [INFERENCE_MEASUREMENTS],
                        lambda store, by_folder=None: build_inference_measurements(

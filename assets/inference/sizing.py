@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from assets.derived import fresh_checks, rebuild
+from assets.derived import fresh_checks, rebuild, table_asset
 from assets.inference import DOMAIN
 from assets.keys import table_key
 from assets.metadata import table_description
@@ -20,16 +20,11 @@ from schemas.sizing import (
 )
 from transforms.inference.tables import build_memory, build_optimal, build_plans
 
-VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
-
 INFERENCE_KEY = table_key(INFERENCE_MEASUREMENTS)
 
 
-@dg.asset(key=table_key(INFERENCE_OPTIMAL_CONCURRENCY), group_name="sizing", kinds={"duckdb"},
-          code_version=VERSION,
-          deps=[INFERENCE_KEY, table_key(SLO_POLICIES)],
-          description=table_description(INFERENCE_OPTIMAL_CONCURRENCY),
-          check_specs=fresh_checks([INFERENCE_OPTIMAL_CONCURRENCY]))
+@dg.asset(**table_asset(
+    INFERENCE_OPTIMAL_CONCURRENCY, [INFERENCE_KEY, SLO_POLICIES], DOMAIN))
 def inference_optimal_concurrency(context: dg.AssetExecutionContext, warehouse: Warehouse,
                                   rules: SizingRules):
     # a few changed files: only the sweeps they touch are derived again
@@ -46,10 +41,11 @@ _PLANS = (CAPACITY_PLAN, CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES)
     name="gpu_memory_rule_tables",
     specs=[
         dg.AssetSpec(table_key(GPU_MEMORY_PER_MODEL), group_name="sizing", kinds={"duckdb"},
-                     code_version=VERSION, deps=[INFERENCE_KEY, table_key(REFERENCE_MODELS)],
+                     code_version=DOMAIN.code_version,
+                     deps=[INFERENCE_KEY, table_key(REFERENCE_MODELS)],
                      description=table_description(GPU_MEMORY_PER_MODEL)),
         dg.AssetSpec(table_key(GPU_MEMORY_RULE), group_name="sizing", kinds={"duckdb"},
-                     code_version=VERSION, deps=[table_key(GPU_MEMORY_PER_MODEL)],
+                     code_version=DOMAIN.code_version, deps=[table_key(GPU_MEMORY_PER_MODEL)],
                      description=table_description(GPU_MEMORY_RULE)),
     ],
     check_specs=fresh_checks(_MEMORY),
@@ -64,7 +60,7 @@ _PLAN_INPUTS = [INFERENCE_KEY, table_key(CAPACITY_SCENARIOS), table_key(REFERENC
 @dg.multi_asset(
     name="capacity_plan_tables",
     specs=[dg.AssetSpec(table_key(t), group_name="sizing", kinds={"duckdb"}, deps=_PLAN_INPUTS,
-                        code_version=VERSION,
+                        code_version=DOMAIN.code_version,
                         description=table_description(t))
            for t in _PLANS],
     check_specs=fresh_checks(_PLANS),

@@ -3,10 +3,8 @@
 import dagster as dg
 from pydantic import Field
 
-from assets.derived import fresh_checks, rebuild
-from assets.keys import table_key as key
+from assets.derived import rebuild, table_asset
 from assets.llm import DOMAIN
-from assets.metadata import table_description
 from assets.resources import SizingRules, Warehouse
 from assets.row_checks import WARN, RowCheck, row_check
 from schemas.context import FILE_CONTEXT, REFERENCE_GPUS
@@ -14,8 +12,6 @@ from schemas.kv_cache import KV_CACHE_CAPACITY, REFERENCE_LLM_MODELS
 from schemas.ledger import INGESTED_FILES
 from schemas.llm import LLM_SERVING_OPTIMAL, LLM_SERVING_RUNS
 from transforms.llm.kv_cache import GPU_MEMORY_UTILIZATION, OVERHEAD_GB_PER_GPU, build_kv_cache
-
-VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
 
 CHECK_ARCHITECTURE_KNOWN = "served_models_have_an_architecture"
 CHECK_WITHIN_KV_BOUND = "sweeps_within_the_kv_bound"
@@ -37,9 +33,7 @@ class KvCacheConfig(dg.Config):
                     "GB per GPU.")
 
 
-@dg.asset(key=key(KV_CACHE_CAPACITY), group_name="sizing", kinds={"duckdb"}, code_version=VERSION,
-          deps=[key(t) for t in _INPUTS], description=table_description(KV_CACHE_CAPACITY),
-          check_specs=fresh_checks([KV_CACHE_CAPACITY]))
+@dg.asset(**table_asset(KV_CACHE_CAPACITY, _INPUTS, DOMAIN))
 def kv_cache_capacity(context: dg.AssetExecutionContext, warehouse: Warehouse,
                       config: KvCacheConfig, rules: SizingRules):
     yield from rebuild(context, warehouse, [KV_CACHE_CAPACITY], lambda store: build_kv_cache(

@@ -2,10 +2,8 @@
 
 import dagster as dg
 
-from assets.derived import fresh_checks, rebuild
-from assets.keys import table_key as key
+from assets.derived import rebuild, table_asset
 from assets.llm import DOMAIN
-from assets.metadata import table_description
 from assets.resources import SizingRules, Warehouse
 from assets.row_checks import ERROR, WARN, RowCheck, row_check
 from schemas.context import FILE_CONTEXT
@@ -25,8 +23,6 @@ from schemas.scenarios import CAPACITY_SCENARIOS
 from schemas.sizing import CAPACITY_PLAN_ISSUES, CAPACITY_PLAN_SUMMARY
 from transforms.llm.tables import build_optimal, build_plans, build_runs, build_totals
 
-VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
-
 CHECK_TTFT_WITHIN_E2E = "ttft_within_end_to_end"
 CHECK_FAILED_WITHOUT_LATENCY = "failed_runs_have_no_latency"
 CHECK_LABELLED = "runs_feeding_rules_name_their_gpu"
@@ -38,40 +34,30 @@ E2E_TOLERANCE = 1 + PRINTED_SLACK
 _INPUTS = (RAW_SERVING_RUNS, GENAI_PERF, FILE_CONTEXT, INGESTED_FILES)
 
 
-@dg.asset(key=key(LLM_SERVING_RUNS), group_name="core", kinds={"duckdb"}, code_version=VERSION,
-          deps=[key(t) for t in _INPUTS], description=table_description(LLM_SERVING_RUNS),
-          check_specs=fresh_checks([LLM_SERVING_RUNS]))
+@dg.asset(**table_asset(LLM_SERVING_RUNS, _INPUTS, DOMAIN))
 def llm_serving_runs(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [LLM_SERVING_RUNS],
                        lambda store: build_runs(store, context.run_id), core=True)
 
 
-@dg.asset(key=key(LLM_SERVING_OPTIMAL), group_name="sizing", kinds={"duckdb"},
-          code_version=VERSION,
-          deps=[key(t) for t in (LLM_SERVING_RUNS, LLM_SLO_POLICIES, LLM_SERVING_REQUESTS)],
-          description=table_description(LLM_SERVING_OPTIMAL),
-          check_specs=fresh_checks([LLM_SERVING_OPTIMAL]))
+@dg.asset(**table_asset(
+    LLM_SERVING_OPTIMAL, (LLM_SERVING_RUNS, LLM_SLO_POLICIES, LLM_SERVING_REQUESTS), DOMAIN))
 def llm_serving_optimal(context: dg.AssetExecutionContext, warehouse: Warehouse,
                         rules: SizingRules):
     yield from rebuild(context, warehouse, [LLM_SERVING_OPTIMAL],
                        lambda store: build_optimal(store, rules.knee_fraction)[1])
 
 
-@dg.asset(key=key(LLM_CAPACITY_PLAN), group_name="sizing", kinds={"duckdb"}, code_version=VERSION,
-          deps=[key(t) for t in (LLM_SERVING_OPTIMAL, CAPACITY_SCENARIOS, LLM_SLO_POLICIES)],
-          description=table_description(LLM_CAPACITY_PLAN),
-          check_specs=fresh_checks([LLM_CAPACITY_PLAN]))
+@dg.asset(**table_asset(
+    LLM_CAPACITY_PLAN, (LLM_SERVING_OPTIMAL, CAPACITY_SCENARIOS, LLM_SLO_POLICIES), DOMAIN))
 def llm_capacity_plan(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [LLM_CAPACITY_PLAN],
                        lambda store: build_plans(store)[1])
 
 
-@dg.asset(key=key(CAPACITY_PLAN_TOTAL), group_name="sizing", kinds={"duckdb"},
-          code_version=VERSION,
-          deps=[key(t) for t in (CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES, LLM_CAPACITY_PLAN,
-                                 CAPACITY_SCENARIOS)],
-          description=table_description(CAPACITY_PLAN_TOTAL),
-          check_specs=fresh_checks([CAPACITY_PLAN_TOTAL]))
+@dg.asset(**table_asset(
+    CAPACITY_PLAN_TOTAL,
+    (CAPACITY_PLAN_SUMMARY, CAPACITY_PLAN_ISSUES, LLM_CAPACITY_PLAN, CAPACITY_SCENARIOS), DOMAIN))
 def capacity_plan_total(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [CAPACITY_PLAN_TOTAL],
                        lambda store: build_totals(store)[1])

@@ -3,9 +3,8 @@ sizing.mlperf_training_scores, and their checks."""
 
 import dagster as dg
 
-from assets.derived import fresh_checks, rebuild
+from assets.derived import rebuild, table_asset
 from assets.keys import table_key as key
-from assets.metadata import table_description
 from assets.mlperf import DOMAIN
 from assets.resources import Warehouse
 from assets.row_checks import ERROR, WARN, RowCheck, row_check, scaling_efficiency_check
@@ -24,8 +23,6 @@ from transforms.mlperf.tables import (
     build_training_scores,
 )
 
-VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
-
 CHECK_INVALID_NEVER_FEED = "invalid_runs_never_feed_rules"
 CHECK_PER_ACCELERATOR_DIVISOR = "value_per_accelerator_has_accelerators"
 CHECK_FOLDER_DISAGREEMENTS = "folder_disagreements"
@@ -37,27 +34,22 @@ SCORES_KEY = key(MLPERF_TRAINING_SCORES)
 
 
 # the ledger too: rows of files gone from disk are left out (assets/derived.py)
-@dg.asset(key=INFERENCE_KEY, group_name="core", kinds={"duckdb"}, code_version=VERSION,
-          deps=[key(t) for t in (MLPERF_INFERENCE_RUNS, MLPERF_SYSTEMS, INGESTED_FILES)],
-          description=table_description(MLPERF_INFERENCE_RESULTS),
-          check_specs=fresh_checks([MLPERF_INFERENCE_RESULTS]))
+@dg.asset(**table_asset(
+    MLPERF_INFERENCE_RESULTS, (MLPERF_INFERENCE_RUNS, MLPERF_SYSTEMS, INGESTED_FILES), DOMAIN))
 def mlperf_inference_results(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [MLPERF_INFERENCE_RESULTS],
                        lambda store: build_inference_results(store, context.run_id), core=True)
 
 
-@dg.asset(key=TRAINING_KEY, group_name="core", kinds={"duckdb"}, code_version=VERSION,
-          deps=[key(t) for t in (MLPERF_TRAINING_RESULTS, MLPERF_SYSTEMS, INGESTED_FILES)],
-          description=table_description(MLPERF_TRAINING_RESULTS_CORE),
-          check_specs=fresh_checks([MLPERF_TRAINING_RESULTS_CORE]))
+@dg.asset(**table_asset(
+    MLPERF_TRAINING_RESULTS_CORE,
+    (MLPERF_TRAINING_RESULTS, MLPERF_SYSTEMS, INGESTED_FILES), DOMAIN))
 def mlperf_training_results(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [MLPERF_TRAINING_RESULTS_CORE],
                        lambda store: build_training_results(store, context.run_id), core=True)
 
 
-@dg.asset(key=SCORES_KEY, group_name="sizing", kinds={"duckdb"}, code_version=VERSION,
-          deps=[TRAINING_KEY], description=table_description(MLPERF_TRAINING_SCORES),
-          check_specs=fresh_checks([MLPERF_TRAINING_SCORES]))
+@dg.asset(**table_asset(MLPERF_TRAINING_SCORES, [TRAINING_KEY], DOMAIN))
 def mlperf_training_scores(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [MLPERF_TRAINING_SCORES],
                        lambda store: build_training_scores(store, context.run_id))

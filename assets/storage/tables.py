@@ -3,7 +3,7 @@
 
 import dagster as dg
 
-from assets.derived import fresh_checks, rebuild
+from assets.derived import fresh_checks, rebuild, table_asset
 from assets.keys import table_key
 from assets.keys import table_key as key
 from assets.metadata import table_description
@@ -38,8 +38,6 @@ from transforms.storage.tables import (
     build_storage_sizing,
 )
 
-VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
-
 STORAGE_KEY = key(STORAGE_MEASUREMENTS)
 TRAINING_RUNS_KEY = table_key(TRAINING_RUNS)
 
@@ -49,9 +47,7 @@ _INPUTS = (FIO_JOBS, GDSIO_RESULTS, ELBENCHO_RESULTS, MLPERF_STORAGE_RESULTS,
            MLPERF_STORAGE_REPORT_RUNS, MLPERF_STORAGE_CHECKPOINTS, FILE_CONTEXT, INGESTED_FILES)
 
 
-@dg.asset(key=STORAGE_KEY, group_name="core", kinds={"duckdb"}, code_version=VERSION,
-          deps=[table_key(t) for t in _INPUTS], description=table_description(STORAGE_MEASUREMENTS),
-          check_specs=fresh_checks([STORAGE_MEASUREMENTS]))
+@dg.asset(**table_asset(STORAGE_MEASUREMENTS, _INPUTS, DOMAIN))
 def storage_measurements(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [STORAGE_MEASUREMENTS],
                        lambda store: build_storage_measurements(store, context.run_id),
@@ -63,10 +59,7 @@ _CHECKPOINT_INPUTS = (MLPERF_STORAGE_CHECKPOINTS, MLPERF_STORAGE_RESULTS,
                       MLPERF_STORAGE_REPORT_RUNS, FILE_CONTEXT, INGESTED_FILES)
 
 
-@dg.asset(key=CHECKPOINTING_KEY, group_name="core", kinds={"duckdb"}, code_version=VERSION,
-          deps=[table_key(t) for t in _CHECKPOINT_INPUTS],
-          description=table_description(MLPERF_CHECKPOINTING),
-          check_specs=fresh_checks([MLPERF_CHECKPOINTING]))
+@dg.asset(**table_asset(MLPERF_CHECKPOINTING, _CHECKPOINT_INPUTS, DOMAIN))
 def mlperf_checkpointing(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [MLPERF_CHECKPOINTING],
                        lambda store: build_mlperf_checkpointing(store, context.run_id),
@@ -88,7 +81,7 @@ _DEPS: dict[str, list[dg.AssetKey]] = {
 @dg.multi_asset(
     name="storage_sizing_tables",
     specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, deps=_DEPS[t.key],
-                        code_version=VERSION, description=table_description(t))
+                        code_version=DOMAIN.code_version, description=table_description(t))
            for t in SIZING_TABLES],
     check_specs=fresh_checks(SIZING_TABLES),
 )

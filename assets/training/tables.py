@@ -2,8 +2,7 @@
 
 import dagster as dg
 
-from assets.derived import fresh_checks, rebuild
-from assets.keys import table_key
+from assets.derived import fresh_checks, rebuild, table_asset
 from assets.keys import table_key as key
 from assets.metadata import table_description
 from assets.resources import Warehouse
@@ -20,8 +19,6 @@ from schemas.tf_cnn import (
 from schemas.training import TRAINING_RUNS, TRAINING_SCALING, VIRTUALIZATION_OVERHEAD
 from transforms.training.tables import build_training_runs, build_training_sizing
 
-VERSION = DOMAIN.code_version  # every asset of the domain: its manifest's code
-
 CHECK_FAILURES_EXPLAINED = "failed_runs_explained"
 CHECK_THERMAL_DRIFT = "no_thermal_drift"
 
@@ -30,9 +27,7 @@ _INPUTS = (TF_CNN_RUNS, TF_CNN_STEPS, TF_CNN_BENCHMARK_RUNS, TF_CNN_BENCHMARK_ME
            FILE_CONTEXT, INGESTED_FILES)
 
 
-@dg.asset(key=key(TRAINING_RUNS), group_name="core", kinds={"duckdb"}, code_version=VERSION,
-          deps=[table_key(t) for t in _INPUTS], description=table_description(TRAINING_RUNS),
-          check_specs=fresh_checks([TRAINING_RUNS]))
+@dg.asset(**table_asset(TRAINING_RUNS, _INPUTS, DOMAIN))
 def training_runs(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [TRAINING_RUNS],
                        lambda store: build_training_runs(store, context.run_id), core=True)
@@ -43,7 +38,8 @@ _SIZING = (TRAINING_SCALING, VIRTUALIZATION_OVERHEAD)
 
 @dg.multi_asset(
     name="training_sizing_tables",
-    specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"}, code_version=VERSION,
+    specs=[dg.AssetSpec(key(t), group_name="sizing", kinds={"duckdb"},
+                        code_version=DOMAIN.code_version,
                         deps=[key(TRAINING_RUNS)], description=table_description(t))
            for t in _SIZING],
     check_specs=fresh_checks(_SIZING),
