@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from parsers.base import SourceFile
+from parsers.io500 import layout as io500
 from parsers.llm_serving import inference_perf
 from parsers.llm_serving.guidellm import lookalikes as guidellm
 from parsers.mlperf.paths import is_submission_code
@@ -108,7 +109,8 @@ def not_a_result(src: SourceFile) -> str | None:
     suffix = _suffix(src)
     if suffix in _REPORT_SUFFIXES:
         return f"not a result: {_REPORT_SUFFIXES[suffix]}"
-    if found := mlperf_storage.not_a_result(src) or inference_perf.not_a_result(src):
+    if found := mlperf_storage.not_a_result(src) or inference_perf.not_a_result(src) \
+            or io500.not_a_result(src.head(4096)):
         return found
     for test, reason in _KNOWN:
         if test(src):

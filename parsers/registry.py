@@ -11,6 +11,10 @@ from parsers.fio.terse import FioTerse
 from parsers.fio.text import FioText
 from parsers.gdsio.text_output import Gdsio
 from parsers.genai_perf.exports import GenAiPerfCsv, GenAiPerfJson
+from parsers.io500.ior_text import IorText
+from parsers.io500.rank_csv import IorRankCsv
+from parsers.io500.result_ini import Io500ResultIni
+from parsers.io500.summary import Io500Summary
 from parsers.llm_serving.aiperf import AiperfCsv, AiperfJson
 from parsers.llm_serving.guidellm.csv_export import GuidellmCsv
 from parsers.llm_serving.guidellm.serialized import GuidellmReportJson, GuidellmReportYaml
@@ -77,6 +81,10 @@ PARSERS: tuple[Parser, ...] = (
     FioText(),
     ElbenchoText(),
     ElbenchoCsv(),
+    Io500Summary(),
+    Io500ResultIni(),
+    IorText(),
+    IorRankCsv(),
     MlperfStorageSummary(),
     MlperfStorageCheckpoint(),
     MlperfStorageEpochs(),

@@ -1,7 +1,7 @@
 """Storage: one normalized record per storage measurement (fio, gdsio, elbencho, MLPerf
-Storage), what each storage system can deliver, and what training and checkpointing ask of
-it. Also the two reference files the storage sizing reads (raw/reference/datasets.csv and
-raw/reference/checkpoint_bytes.csv).
+Storage, IO500 and IOR), what each storage system can deliver, and what training and
+checkpointing ask of it. Also the two reference files the storage sizing reads
+(raw/reference/datasets.csv and raw/reference/checkpoint_bytes.csv).
 
 pandera guards shape and types here; the business rules of the sizing tables (best
 bandwidth > 0, max_gpus_fed >= 0, write_seconds > 0, ...) are Great Expectations suites in
@@ -17,7 +17,7 @@ from schemas.domains import PARALLEL, domain_of
 from schemas.metrics import ACCESS, DIRECTION
 from schemas.spec import NON_NEGATIVE, Table, flag, integer, real, text
 
-TOOLS = ("fio", "gdsio", "elbencho", "mlperf_storage")
+TOOLS = ("fio", "gdsio", "elbencho", "mlperf_storage", "io500", "ior")
 STATUSES = ("ok", "failed")
 # Checkpoint size when raw/reference/checkpoint_bytes.csv does not list the model: mixed-
 # precision training with Adam keeps bf16/fp16 weights (2 bytes), fp32 master weights (4)
@@ -63,11 +63,13 @@ REFERENCE_CHECKPOINT_BYTES = Table(
 
 BANDWIDTH = real("bandwidth_bytes_per_s", "Bandwidth, bytes/s: read plus write for a mixed "
                  "row; NULL for a failed run that printed no result.", checks=NON_NEGATIVE)
-BLOCK_SIZE = integer("block_size_bytes", "Bytes per I/O (fio bs, gdsio -i, elbencho --block); "
+BLOCK_SIZE = integer("block_size_bytes", "Bytes per I/O (fio bs, gdsio -i, elbencho --block, "
+                     "IOR -t / xfersize); "
                      "NULL when unknown or a range.", checks=NON_NEGATIVE)
 JOBS = integer("jobs", "Parallel workers: fio numjobs (the number of clones summed when "
                "they were reported separately), gdsio threads (-w), elbencho threads x hosts, "
-               "MLPerf Storage emulated accelerators.", checks=NON_NEGATIVE)
+               "MLPerf Storage emulated accelerators, IO500 and IOR MPI tasks (result.txt "
+               "procs, else the IOR stdout beside the result).", checks=NON_NEGATIVE)
 IODEPTH = integer("iodepth", "I/Os in flight per worker: fio iodepth, gdsio batch size "
                   "(batch mode), elbencho --iodepth.", checks=NON_NEGATIVE)
 TRANSFER = text("transfer", "Data path: cpu (host memory), gpudirect (GPUDirect Storage / "
@@ -81,7 +83,9 @@ STORAGE_SYSTEM = text("storage_system", "Storage system measured (run.yaml "
 STORAGE_MEASUREMENTS = Table(
     "core", "storage_measurements",
     "One row per storage measurement: a fio job (per data direction), a gdsio run, an "
-    "elbencho read/write phase, an MLPerf Storage training run; joined with the run context. "
+    "elbencho read/write phase, an MLPerf Storage training run, an IO500 ior phase (bandwidth "
+    "as IO500 scores it; mdtest and find rates stay in raw.io500_phases), an IOR result no "
+    "IO500 result beside it covers; joined with the run context. "
     "fio clones of one job name (numjobs without group_reporting) are summed into one row "
     "(bandwidth and IOPS summed, jobs = clones, runtime the longest clone, mean latency "
     "weighted by I/O count, p99 the highest clone's, an upper bound). A fio job with I/O in "
@@ -93,8 +97,10 @@ STORAGE_MEASUREMENTS = Table(
     "U-Net3D and ResNet-50, 70 % for CosmoFlow in v1.0) still measured the bandwidth "
     "delivered and is 'ok', but does not count as capability: the storage did not keep the "
     "accelerators busy (the MLPerf Storage rule); nor does a run whose workload has no "
-    "threshold in its round. capability_excluded_reason says why a row does not count. "
-    "storage_system is NULL when no run.yaml, path convention or MLPerf Storage "
+    "threshold in its round. An IO500 run's result.txt and result_summary.txt give one row "
+    "per phase (result.txt's); a phase IO500 marked [INVALID] does not count. "
+    "capability_excluded_reason says why a row does not count. "
+    "storage_system is NULL when no run.yaml, path convention, MLPerf Storage or IO500 "
     "submission layout names it (a check flags those rows).",
     (
         TOOL,
@@ -110,7 +116,9 @@ STORAGE_MEASUREMENTS = Table(
         _CONTEXT["storage_system"],
         text("storage_system_source", "Where storage_system came from: 'run.yaml', or "
              "'path' (a path convention, or for MLPerf Storage the submission layout "
-             "<division>/<submitter>/results/<system>/, named '<submitter>/<system>'); for "
+             "<division>/<submitter>/results/<system>/, named '<submitter>/<system>'; for IO500 "
+             "<institution>/<system>/<filesystem>/<list>/submission-<n>/, named "
+             "'<institution>/<system>/<filesystem>'); for "
              "an MLPerf Storage submitter that filed no system folder, 'systems' (its one "
              "systems/<system>.json|yaml: '<submitter>/<system>') or 'submitter' (several "
              "or none: the submitter alone)."),
@@ -122,7 +130,7 @@ STORAGE_MEASUREMENTS = Table(
         integer("clones", "fio job entries summed into this row (numjobs clones reported "
                 "one by one); 1 for every other row.", nullable=False, checks=_POSITIVE),
         integer("hosts", "Client hosts that ran the workers (elbencho --hosts, MLPerf "
-                "Storage clients); NULL when not recorded.", checks=NON_NEGATIVE),
+                "Storage clients, IOR nodes); NULL when not recorded.", checks=NON_NEGATIVE),
         TRANSFER,
         BANDWIDTH,
         real("mixed_read_bandwidth_bytes_per_s", "Read part of a mixed row's bandwidth, "

@@ -10,6 +10,7 @@ import pytest
 
 from ingest.examine import examine
 from parsers.base import SourceFile
+from parsers.io500.layout import CONFIG_REASON as IO500_CONFIG_REASON
 from parsers.mlperf_storage import archive as storage_archive
 from tests.conftest import CORPUS
 
@@ -50,9 +51,6 @@ NOT_READ_YET = {
     "aiconfigurator": (
         "ai-dynamo__aiconfigurator/aic-core/src/aiconfigurator_core/systems/"
         "silicon_sample_head.csv",),
-    "io500": tuple(
-        "IO500__submission-data/Core42/Maximus-01/DAOS/2025/submission-781/results/"
-        f"2025.11.07-04.51.46/{f}" for f in ("config.ini", "ior-easy-write.csv")),
 }
 KUBECON = "inference_perf/kubernetes-sigs__inference-perf/demos/kubecon-na-2025/"
 # Beside the inference-perf reports (which all load); llmperf's README.
@@ -70,8 +68,8 @@ LLM_TOOL_FILES = {
 }
 IO500 = "io500/IO500__submission-data/"
 GUIDELLM_ASSETS = "guidellm/vllm-project__guidellm/tests/unit/entrypoints/assets/"
-# Text the sniffer takes for prose today: READMEs, and IO500's text outputs and vLLM's
-# /metrics dump, which the LLM formats issue reads.
+# Text the sniffer takes for prose today: READMEs, and vLLM's /metrics dump, which the LLM
+# formats issue reads.
 PROSE = (
     "inferencex/SemiAnalysisAI__InferenceX/docs/results-and-ingestion.md",
     "inference_perf/kubernetes-sigs__inference-perf/demos/kubecon-na-2025/README.md",
@@ -79,12 +77,6 @@ PROSE = (
     "metrics_vllm_0_25_1_loaded.txt",
     "mlperf_inference_llm/mlcommons__inference_results_v5.1/README.md",
     "gpu_telemetry/xypp3__gpu_glasses/README.md",
-    *(f"{IO500}CSIRO/bracewell/scratch2/2019/submission-69/results/{f}.txt"
-      for f in ("ior_easy_write", "ior_hard_read", "result_summary")),
-    *(f"{IO500}CSIRO/bracewell/scratch2/2020/submission-49/{f}.txt"
-      for f in ("ior-easy-write", "ior-hard-read", "result", "result_summary")),
-    *(f"{IO500}Core42/Maximus-01/DAOS/2025/submission-781/results/2025.11.07-04.51.46/{f}.txt"
-      for f in ("ior-easy-write", "ior-hard-read", "result", "result_summary")),
 )
 LLM_V51 = "mlperf_inference_llm/mlcommons__inference_results_v5.1/"
 KRAI_TEST06 = (f"{LLM_V51}open/Krai/compliance/xe9680_h100_x8_vllm_092/llama3_1-70b-fp8_dyn/"
@@ -132,6 +124,8 @@ NOT_LOADED = {
                     "load the GuideLLM JSON or YAML reports it summarises"),
     **{f: ("ignored", DOC) for f in PROSE},
     **LLM_TOOL_FILES,
+    f"{IO500}Core42/Maximus-01/DAOS/2025/submission-781/results/2025.11.07-04.51.46/"
+    "config.ini": ("ignored", IO500_CONFIG_REASON),
     **{f"{LLM_V51}closed/{run}/performance/run_1/mlperf_log_detail.txt": LOADGEN_DETAIL
        for run in ("Dell/results/XE9680L_B200_SXM_180GBx8_TRT/llama3.1-8b/Interactive",
                    "NVIDIA/results/GB300-NVL72_GB300-288GB_aarch64x72_TRT/deepseek-r1/Server",

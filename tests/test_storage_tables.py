@@ -361,7 +361,7 @@ def test_reference_headers_are_exact_and_names_unique():
 def corpus(tmp_path_factory):
     """core.storage_measurements over the storage corpus, copied to a temporary raw root."""
     tmp = tmp_path_factory.mktemp("storage_corpus")
-    for tool in ("fio", "gdsio", "elbencho", "mlperf_storage"):
+    for tool in ("fio", "gdsio", "elbencho", "mlperf_storage", "io500"):
         if not (CORPUS / tool).is_dir():
             pytest.skip("corpus not present")
         shutil.copytree(CORPUS / tool, tmp / "raw" / tool)
@@ -442,3 +442,57 @@ def test_corpus_bandwidth_matches_bytes_over_runtime(corpus):
         assert corpus(BANDWIDTH_MISMATCH_SQL, tolerance, tool) == [], tool
     assert corpus("SELECT count(*) FROM core.storage_measurements "
                   "WHERE storage_system IS NULL AND counts_as_capability") == [(0,)]
+
+
+def test_corpus_io500_phases_one_row_each_labelled_from_the_submission(corpus):
+    rows = corpus("SELECT source_format, workload, direction, access, block_size_bytes, jobs, "
+                  "hosts, bandwidth_bytes_per_s, storage_system, storage_system_source, "
+                  "counts_as_capability FROM core.storage_measurements WHERE tool = 'io500' "
+                  "AND source_file LIKE '%/2020/%' ORDER BY source_line")
+    # result.txt's rows (result_summary.txt repeats them); tasks and nodes from the IOR
+    # stdout beside it (10 nodes, 400 tasks), the transfer size from result.txt's command
+    scratch = ("CSIRO/bracewell/scratch2", "path", True)
+    assert rows == [
+        ("io500_result", "ior-easy-write", "write", "sequential", 16 * MIB, 400, 10,
+         136.310860 * GIB, *scratch),
+        ("io500_result", "ior-hard-write", "write", "sequential", 47008, 400, 10,
+         10.499138 * GIB, *scratch),
+        ("io500_result", "ior-easy-read", "read", "sequential", 16 * MIB, 400, 10,
+         130.884220 * GIB, *scratch),
+        ("io500_result", "ior-hard-read", "read", "sequential", 47008, 400, 10,
+         13.492041 * GIB, *scratch)]
+    assert corpus("SELECT count(*), count(DISTINCT source_file) FROM core.storage_measurements "
+                  "WHERE tool = 'io500'") == [(13, 3)]  # 4 + 4 + 5 (with ior-rnd4K-easy-read)
+    assert corpus("SELECT count(*) FROM core.storage_measurements WHERE tool = 'ior'") == [(0,)]
+    rnd = corpus("SELECT access, block_size_bytes, jobs, hosts, bandwidth_bytes_per_s "
+                 "FROM core.storage_measurements WHERE workload = 'ior-rnd4K-easy-read'")
+    assert rnd == [("random", 4096, 960, 10, 14.908312 * GIB)]
+
+
+def test_io500_invalid_phases_and_plain_ior_runs(tmp_path):
+    """Fixtures: an [INVALID] phase does not count; a plain IOR run is its own measurement;
+    an IO500 run's IOR stdout is not."""
+    shutil.copytree(PROJECT / "tests" / "fixtures" / "io500", tmp_path / "raw" / "io500")
+    shutil.copytree(PROJECT / "tests" / "fixtures" / "ior", tmp_path / "raw" / "ior")
+    write(tmp_path / "raw", {"ior/plain/run.yaml": "storage_system: scratch\n"})
+    store = Store(connect(tmp_path / "t.duckdb"))
+    ingest(store, tmp_path / "raw", "t")
+    assert build_storage_measurements(store, "t") == 0
+    rows = store.con.execute(
+        "SELECT tool, workload, jobs, hosts, bandwidth_bytes_per_s, bytes_transferred, "
+        "storage_system, capability_excluded_reason FROM core.storage_measurements "
+        "WHERE source_file LIKE '%/2020/%' OR tool = 'ior' ORDER BY tool, source_line"
+    ).fetchall()
+    lustre = "AcmeU/bigfs/lustre"
+    assert rows == [
+        ("io500", "ior-easy-write", None, None, 200 * GIB, None, lustre, None),
+        ("io500", "ior-hard-write", None, None, 10 * GIB, None, lustre,
+         "IO500 marked the phase [INVALID] (e.g. the stonewall time was not met): its rules "
+         "do not accept the bandwidth"),
+        ("ior", "write file-per-process", 8, 2, 1024 * MIB, 8 * GIB, "scratch", None),
+        ("ior", "read file-per-process", 8, 2, 2048 * MIB, 8 * GIB, "scratch", None)]
+    # the 2019 script's phases take the IOR stdout's 32 tasks on 4 nodes
+    assert store.con.execute(
+        "SELECT DISTINCT jobs, hosts FROM core.storage_measurements "
+        "WHERE source_file LIKE '%/2019/%'").fetchall() == [(32, 4)]
+    store.con.close()

@@ -28,8 +28,9 @@ from transforms.storage.suites import (
 CHECK_STORAGE_SYSTEM_KNOWN = "storage_system_known"
 # How far bandwidth x runtime may stray from the bytes moved, per tool: fio normal text
 # prints 3 significant figures for bandwidth and io, JSON truncates KiB/s; gdsio prints
-# GiB/s with 6 decimals; elbencho prints MiB/s and MiB.
-TOLERANCES = {"fio": 0.03, "gdsio": 0.01, "elbencho": 0.03}
+# GiB/s with 6 decimals; elbencho prints MiB/s and MiB; IOR prints whole MiB/s. (IO500 scores
+# its own stonewall formula, not bytes over time: it has no such check.)
+TOLERANCES = {"fio": 0.03, "gdsio": 0.01, "elbencho": 0.03, "ior": 0.01}
 # rows of one tool ($2) whose bandwidth is not bytes / runtime within its tolerance ($1)
 BANDWIDTH_MISMATCH_SQL = check_sql("core.storage_measurements.bandwidth_is_bytes_over_time")
 
@@ -55,6 +56,9 @@ gdsio_throughput_matches_bytes_over_time = _bandwidth_check(
 elbencho_bandwidth_matches_bytes_over_time = _bandwidth_check(
     "elbencho", "elbencho_bandwidth_matches_bytes_over_time",
     "elbencho throughput is the bytes moved / the phase time")
+ior_bandwidth_matches_bytes_over_time = _bandwidth_check(
+    "ior", "ior_bandwidth_matches_bytes_over_time",
+    "IOR bw(MiB/s) is the aggregate bytes moved / total(s)")
 storage_system_known = row_check(RowCheck(
     STORAGE_MEASUREMENTS, CHECK_STORAGE_SYSTEM_KNOWN, WARN,
     "Every measurement names its storage system.",

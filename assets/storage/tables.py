@@ -13,6 +13,7 @@ from schemas.context import FILE_CONTEXT, REFERENCE_MODELS
 from schemas.elbencho import ELBENCHO_RESULTS
 from schemas.fio import FIO_JOBS
 from schemas.gdsio import GDSIO_RESULTS
+from schemas.io500 import IO500_PHASES, IOR_RESULTS
 from schemas.ledger import INGESTED_FILES
 from schemas.mlperf_storage import (
     MLPERF_STORAGE_CHECKPOINTS,
@@ -44,7 +45,8 @@ TRAINING_RUNS_KEY = table_key(TRAINING_RUNS)
 # the checkpointing runs too: a submitter's systems are named from all its runs' folders
 # (transforms/storage/mlperf.py)
 _INPUTS = (FIO_JOBS, GDSIO_RESULTS, ELBENCHO_RESULTS, MLPERF_STORAGE_RESULTS,
-           MLPERF_STORAGE_REPORT_RUNS, MLPERF_STORAGE_CHECKPOINTS, FILE_CONTEXT, INGESTED_FILES)
+           MLPERF_STORAGE_REPORT_RUNS, MLPERF_STORAGE_CHECKPOINTS, IO500_PHASES, IOR_RESULTS,
+           FILE_CONTEXT, INGESTED_FILES)
 
 
 @dg.asset(**table_asset(STORAGE_MEASUREMENTS, _INPUTS, DOMAIN))

@@ -89,6 +89,56 @@ elbencho AS (  -- read/write phases only (not MKDIRS, SYNC, STAT, ...)
     FROM raw.elbencho_results
     WHERE direction IS NOT NULL
 ),
+io500_phases AS (  -- ior phases of IO500 results, with their run folder
+    SELECT p.*, f.format, regexp_extract(p.source_file, '^(.*/)[^/]*$', 1) AS folder
+    FROM raw.io500_phases p
+    LEFT JOIN raw.ingested_files f ON f.path = p.source_file
+    WHERE p.benchmark = 'ior'
+),
+io500_chosen AS (  -- the C app writes result.txt and result_summary.txt of one run into one
+    -- folder, with the same phases: one row per folder and phase, result.txt's (it has the
+    -- command line and the task count), invalid when either file marks it so (only the
+    -- summary prints [INVALID])
+    SELECT *, bool_and(valid) OVER (PARTITION BY folder, phase) AS run_valid
+    FROM io500_phases
+    QUALIFY row_number() OVER (PARTITION BY folder, phase
+                               ORDER BY format = 'io500_result' DESC, source_file) = 1
+),
+ior_runs AS (
+    SELECT *, regexp_extract(source_file, '^(.*/)[^/]*$', 1) AS folder
+    FROM raw.ior_results
+),
+ior_by_phase AS (  -- IOR's stdout of an IO500 phase, kept beside its result: its transfer
+    -- size, and the clients (nodes) and tasks, which are the whole run's (IO500 runs every
+    -- phase in one MPI job)
+    SELECT folder, phase, max(transfer_size_bytes) AS transfer_size_bytes,
+           max(max(tasks)) OVER (PARTITION BY folder) AS tasks,
+           max(max(nodes)) OVER (PARTITION BY folder) AS nodes
+    FROM ior_runs
+    GROUP BY folder, phase
+),
+io500 AS (  -- bandwidth as IO500 scores it (GiB/s, converted at parse time)
+    SELECT 'io500' AS tool, p.source_file, p.file_sha256, p.source_line, p.phase AS workload,
+           p.direction, p.access,
+           coalesce(p.transfer_size_bytes, i.transfer_size_bytes) AS block_size_bytes,
+           coalesce(p.tasks, r.tasks) AS jobs, 1 AS clones, r.nodes AS hosts,
+           'cpu' AS transfer, p.bandwidth_bytes_per_s, p.runtime_s, 'ok' AS status,
+           p.run_valid AS io500_valid, p.path_storage_system
+    FROM io500_chosen p
+    LEFT JOIN ior_by_phase i USING (folder, phase)
+    LEFT JOIN (SELECT DISTINCT folder, tasks, nodes FROM ior_by_phase) r USING (folder)
+),
+ior AS (  -- IOR outputs no IO500 result beside them covers: measurements of their own
+    SELECT 'ior' AS tool, source_file, file_sha256, source_line,
+           coalesce(phase, concat_ws(' ', direction, file_access)) AS workload, direction,
+           access, transfer_size_bytes AS block_size_bytes, tasks AS jobs, 1 AS clones,
+           nodes AS hosts, 'cpu' AS transfer, bandwidth_bytes_per_s, iops,
+           latency_us AS latency_mean_us, total_s AS runtime_s,
+           moved_bytes AS bytes_transferred, 'ok' AS status, path_storage_system
+    FROM ior_runs r
+    WHERE NOT EXISTS (SELECT 1 FROM io500_phases p
+                      WHERE p.folder = r.folder AND p.phase = r.phase)
+),
 mlperf_labelled AS (  -- the run's own Hydra records, then run.yaml, then folder names
     SELECT s.*,
            coalesce(fc.sidecar_context ->> '$.model', fc.tags ->> '$.model',
@@ -183,14 +233,19 @@ measurements AS (
     UNION ALL BY NAME SELECT * FROM gdsio
     UNION ALL BY NAME SELECT * FROM elbencho
     UNION ALL BY NAME SELECT * FROM mlperf
+    UNION ALL BY NAME SELECT * FROM io500
+    UNION ALL BY NAME SELECT * FROM ior
 ),
 labelled AS (
     SELECT m.* EXCLUDE (workload_source),
            CASE WHEN m.workload IS NOT NULL
                 THEN coalesce(m.workload_source, 'file') END AS workload_source,
-           coalesce(fc.storage_system, mf.storage_system) AS storage_system,
+           -- an IO500 submission names its system in its path (parsers/io500/layout.py)
+           coalesce(fc.storage_system, mf.storage_system, m.path_storage_system)
+               AS storage_system,
            CASE WHEN fc.context_sources ->> '$.storage_system' LIKE 'path:%' THEN 'path'
                 WHEN fc.storage_system IS NOT NULL THEN 'run.yaml'
+                WHEN m.path_storage_system IS NOT NULL THEN 'path'
                 ELSE mf.storage_system_source
            END AS storage_system_source,
            mf.round, mf.round_source,
@@ -223,6 +278,9 @@ judged AS (  -- why a row is not capability; NULL when it is
                 WHEN storage_system IS NULL THEN 'no storage system named'
                 WHEN direction IS NULL OR access IS NULL THEN 'direction or access unknown'
                 WHEN coalesce(bandwidth_bytes_per_s, 0) <= 0 THEN 'no bandwidth measured'
+                WHEN io500_valid IS false
+                THEN 'IO500 marked the phase [INVALID] (e.g. the stonewall time was not '
+                     || 'met): its rules do not accept the bandwidth'
                 WHEN tool = 'mlperf_storage' AND NOT from_report AND au_threshold_pct IS NULL
                 THEN 'no accelerator-utilization threshold for workload '
                      || coalesce(workload, '(unknown)') || ' in the MLPerf Storage '
