@@ -14,6 +14,7 @@ from collections.abc import Callable
 from parsers.base import SourceFile
 from parsers.llm_serving import inference_perf
 from parsers.llm_serving.guidellm import lookalikes as guidellm
+from parsers.llm_serving.llm_d import report as llm_d_report
 from parsers.mlperf.paths import is_submission_code
 from parsers.mlperf_storage import archive as mlperf_storage
 from parsers.tf_cnn.log import lookalike_reason
@@ -108,7 +109,8 @@ def not_a_result(src: SourceFile) -> str | None:
     suffix = _suffix(src)
     if suffix in _REPORT_SUFFIXES:
         return f"not a result: {_REPORT_SUFFIXES[suffix]}"
-    if found := mlperf_storage.not_a_result(src) or inference_perf.not_a_result(src):
+    if found := mlperf_storage.not_a_result(src) or inference_perf.not_a_result(src) \
+            or llm_d_report.not_a_result(src):
         return found
     for test, reason in _KNOWN:
         if test(src):
