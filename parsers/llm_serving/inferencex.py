@@ -260,12 +260,18 @@ _NAME_COLUMNS = {
 }
 
 
+_ROLE_SIZES = ("tensor_parallel", "expert_parallel", "attention_data_parallel")
+
+
 def _reconcile(run: Run, named: dict[str, object], location: str | None
                ) -> list[LabelConflict]:
-    """Fill what only the name says; record where name and content disagree."""
+    """Fill what only the name says; record where name and content disagree. A multinode
+    row's sizes are per role: the name's single tp/ep/dpa neither fills nor contradicts
+    them."""
     conflicts = []
+    per_role = run.values.get("prefill_gpus") is not None
     for key, column in _NAME_COLUMNS.items():
-        if key not in named:
+        if key not in named or (per_role and column in _ROLE_SIZES):
             continue
         said, found = named[key], run.values.get(column)
         if found is None and said is not None:
