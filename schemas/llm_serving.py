@@ -174,7 +174,8 @@ LLM_SERVING_RUNS = Table(
              "input_config.tokenizer.name."),
         text("engine_version", "Serving engine version the file states: SGLang server_info "
              "version ('prefill=...;decode=...' when a disaggregated pair differs), InferenceX "
-             "image tag, llm-d engine version or tool_version; NULL for vLLM and AIPerf, whose "
+             "image (the engine's container, vllm/vllm-openai-rocm:v0.21.0), llm-d engine "
+             "version or tool_version; NULL for vLLM and AIPerf, whose "
              "files do not say it."),
         text("tool_version", "Client version the file states: aiperf_version; NULL else."),
         text("version_hint", "vLLM script era the key set implies: '<=0.6' (best_of, "
@@ -194,7 +195,8 @@ LLM_SERVING_RUNS = Table(
         text("dataset", "Dataset: SGLang dataset_name, AIPerf datasets[].dataset/type."),
         Column("run_timestamp_local", pl.Datetime, "vLLM 'date' (local time when the result "
                "was written, after the run) or AIPerf start_time; no time zone. llmperf "
-               "'timestamp' (epoch s) as UTC. NULL for SGLang and inference-perf."),
+               "'timestamp' (epoch s) and llm-d run.time.start (v0.1 metrics.time.start) as UTC. "
+               "NULL for SGLang, inference-perf and InferenceX."),
         real("request_rate_per_s", "Configured request rate, requests/s; NULL when unlimited "
              "(request_rate_unlimited) or not given.", checks=NON_NEGATIVE),
         real("achieved_request_rate_per_s", "Requests sent per second, measured "
