@@ -19,6 +19,8 @@ from parsers.llm_serving.aiperf import AiperfCsv, AiperfJson
 from parsers.llm_serving.guidellm.csv_export import GuidellmCsv
 from parsers.llm_serving.guidellm.serialized import GuidellmReportJson, GuidellmReportYaml
 from parsers.llm_serving.inference_perf import InferencePerfLifecycle, InferencePerfPrometheus
+from parsers.llm_serving.inferencex import InferencexAggJson
+from parsers.llm_serving.llm_d.report import LlmdBenchmarkReport
 from parsers.llm_serving.llmperf import LlmperfResponses, LlmperfSummary
 from parsers.llm_serving.sglang import SglangBenchJsonl
 from parsers.llm_serving.vllm import VllmBenchJson
@@ -62,6 +64,8 @@ PARSERS: tuple[Parser, ...] = (
     LlmperfResponses(),
     InferencePerfLifecycle(),
     InferencePerfPrometheus(),
+    InferencexAggJson(),  # "hw" and "tput_per_gpu": no other format writes them
+    LlmdBenchmarkReport(),  # YAML with top-level scenario and results (or v0.1 metrics)
     GenAiPerfJson(),
     GenAiPerfCsv(),
     ModelsCsv(),

@@ -83,8 +83,9 @@ KV_CACHE_CAPACITY = Table(
         text("gpu_memory_source", "run.yaml (gpu_memory_gb), reference/gpus.csv, or gpu_model "
              "name (its '-80GB' suffix)."),
         text("weights_dtype", "Precision of the weights: the model name's (FP8, INT4, ...), "
-             "else run.yaml precision, else bf16."),
-        text("weights_dtype_source", "model name, run.yaml or default."),
+             "else the runs' precision (the result file's, else run.yaml's), else bf16."),
+        text("weights_dtype_source", "model name, file (the result file states its "
+             "precision: InferenceX, llm-d v0.1), run.yaml or default."),
         real("weight_bytes_per_parameter", "Bytes per parameter of weights_dtype (fp32 4, "
              "bf16/fp16 2, fp8/int8 1, int4 0.5).", domain=Domain(0, 8, "fp64 weights")),
         real("parameters_billions", "Parameters of the architecture, billions."),

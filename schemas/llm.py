@@ -9,7 +9,8 @@ record with the run context; sizing.llm_serving_optimal applies the SLO policies
 from __future__ import annotations
 
 from schemas.checks import Check
-from schemas.llm_serving import EXPORT_KINDS
+from schemas.domains import PARALLEL
+from schemas.llm_serving import EXPORT_KINDS, SERVING_RECORD
 from schemas.llm_serving import TOOLS as SERVING_TOOLS
 from schemas.sizing import PERCENTILES
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
@@ -74,7 +75,9 @@ LLM_SERVING_RUNS = Table(
         text("tool_version", "Benchmark client version where the file records it."),
         text("dataset", "Prompt dataset (sharegpt, random, ...)."),
         text("system", "Server name (run.yaml 'system')."),
-        text("precision", "Precision (run.yaml 'precision')."),
+        text("precision", "Numeric precision of the served weights, lower-cased (fp8, int4, "
+             "bf16, ...): the file's (InferenceX, llm-d), else run.yaml 'precision'."),
+        text("precision_source", "file or run.yaml."),
         text("gpu_model", "GPU model: the file's metadata, else run.yaml 'gpu_model'."),
         text("gpu_model_source", "file or run.yaml."),
         integer("gpus", "GPUs serving one instance of the model: the file, run.yaml 'gpus', "
@@ -83,6 +86,12 @@ LLM_SERVING_RUNS = Table(
                 "used."),
         text("gpus_source", "Where gpus came from (see gpus)."),
         integer("tensor_parallel", "Tensor-parallel size where the file records it."),
+        integer("data_parallel", "Data-parallel size where the file records it.",
+                domain=PARALLEL),
+        text("serving_mode", "aggregated or disaggregated (prefill/decode), where the file "
+             "shows the deployment."),
+        # the rest of the serving record, as raw.llm_serving_runs describes it
+        *(c for c in SERVING_RECORD if c.name != "precision"),
         real("request_rate_per_s", "Configured request rate; NULL when unlimited or not a "
              "rate-driven run.", checks=NON_NEGATIVE),
         real("achieved_request_rate_per_s", "Requests sent per second, measured (inference-"

@@ -37,7 +37,8 @@ from schemas.domains import COUNT, PARALLEL, Domain
 from schemas.invariants import LOAD_WHY, TTFT_WHY, Positive, SumAtMost, at_most_each, distribution
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
-TOOLS = ("vllm", "sglang", "aiperf", "guidellm", "llmperf", "inference_perf")
+TOOLS = ("vllm", "sglang", "aiperf", "guidellm", "llmperf", "inference_perf", "inferencex",
+         "llm_d_benchmark")
 EXPORT_KINDS = ("json", "jsonl", "csv", "yaml")
 # Common metric names of the wide columns; the long table adds AIPerf's other ms metrics.
 METRICS = {
@@ -80,6 +81,51 @@ def _schedule_delay() -> list[Column]:
              ("p99", "99th percentile"), ("max", "maximum"))]
 
 
+_ENERGY = Domain(0, 1e13, "10^13 J: 1,000 GPUs at 1.2 kW for three months, beyond any "
+                         "one benchmark run")
+_GPU_POWER = Domain(0, 1e4, "10 kW: 8x the most power-hungry GPU (~1.2 kW)")
+# The deployment one serving run measured, where its file states it (InferenceX agg rows,
+# llm-d Benchmark Reports, SGLang server_info): NULL when the file is silent, never guessed.
+SERVING_RECORD = (
+    integer("pipeline_parallel", "Pipeline-parallel size (InferenceX pp, llm-d "
+            "parallelism.pp).", domain=PARALLEL),
+    integer("expert_parallel", "Expert-parallel size (InferenceX ep, llm-d parallelism.ep).",
+            domain=PARALLEL),
+    flag("attention_data_parallel", "True when attention runs data-parallel across the "
+         "tensor-parallel ranks (DP attention: InferenceX dp_attention, the 'dpa' of its file "
+         "name); NULL when the file does not say."),
+    integer("prefill_workers", "Prefill engine instances of a disaggregated deployment "
+            "(InferenceX prefill_num_workers; llm-d replicas of the prefill role).",
+            domain=PARALLEL),
+    integer("decode_workers", "Decode engine instances of a disaggregated deployment "
+            "(InferenceX decode_num_workers; llm-d replicas of the decode role).",
+            domain=PARALLEL),
+    integer("prefill_gpus", "GPUs serving prefill, all prefill workers together (InferenceX "
+            "num_prefill_gpu; llm-d accelerator count x replicas of the prefill role).",
+            domain=PARALLEL),
+    integer("decode_gpus", "GPUs serving decode, all decode workers together (InferenceX "
+            "num_decode_gpu; llm-d accelerator count x replicas of the decode role).",
+            domain=PARALLEL),
+    integer("replicas", "Engine instances serving the model, all roles together (llm-d "
+            "replicas; v0.1 one per host entry).", domain=PARALLEL),
+    text("precision", "Numeric precision of the served weights as the file names it, "
+         "lower-cased: fp8, fp4, int4, bf16, fp16, mxfp4... (InferenceX precision, llm-d "
+         "v0.1 model.quantization); NULL when the file does not say."),
+    text("speculative_decoding", "Speculative-decoding method as the file names it, "
+         "lower-cased (mtp, eagle, ...); NULL when none was used or the file does not say "
+         "(InferenceX spec_decoding 'none' is NULL)."),
+    text("engine", "Serving engine, lower-cased: vllm, sglang, trtllm, atom, llm-d, ... "
+         "(InferenceX framework, llm-d engine name or tool). Not the client's `backend`, "
+         "which names the request format (InferenceX files say 'vllm' for SGLang servers)."),
+    real("gpu_power_w_mean", "Mean power draw per GPU over the measured window, W, as the "
+         "file states it for the run itself (InferenceX avg_power_w when power_valid; llm-d "
+         "accelerator power in Watts, weighted by GPU count); NULL otherwise.",
+         domain=_GPU_POWER),
+    real("energy_j", "Energy all the deployment's GPUs used over the measured window, J "
+         "(InferenceX total_gpu_energy_j when power_valid); NULL otherwise.", domain=_ENERGY),
+)
+
+
 def _wide() -> list[Column]:
     return [real(f"{metric}_{stat}_ms", f"{what}, {words}, ms.", checks=NON_NEGATIVE)
             for metric, what in METRICS.items() for stat, words in WIDE_STATS.items()]
@@ -92,10 +138,13 @@ LLM_SERVING_RUNS = Table(
     "AIPerf profile_export_aiperf JSON and CSV (the same run may come as both: see "
     "export_kind), GuideLLM reports (JSON, YAML, CSV: one run per benchmark, i.e. per "
     "load point of its profile), llmperf summary JSON, inference-perf stage lifecycle "
-    "reports (one run per load stage). Latencies are ms, durations s. Statistics a file "
-    "lacks are NULL; every percentile it has is in raw.llm_serving_percentiles.",
+    "reports (one run per load stage), InferenceX agg_*.json result rows and llm-d "
+    "Benchmark Reports (v0.1, v0.2, v0.2.1). Latencies are ms, durations s. Statistics a "
+    "file lacks are NULL; every percentile it has is in raw.llm_serving_percentiles.",
     (
-        text("tool", f"{', '.join(TOOLS)}: the client that measured.", nullable=False,
+        text("tool", f"{', '.join(TOOLS)}: the client that measured, or the result format "
+             "that carries its numbers (InferenceX rows from its vendored vLLM client; llm-d "
+             "reports from any harness, named in extra.load_tool).", nullable=False,
              checks=(Check.isin(TOOLS),)),
         text("export_kind", f"{', '.join(EXPORT_KINDS)}: the file's shape. AIPerf writes a "
              "JSON and a CSV of the same run; prefer json (more digits, std, input_config).",
@@ -124,23 +173,30 @@ LLM_SERVING_RUNS = Table(
         text("tokenizer", "Tokenizer: vLLM tokenizer_id, SGLang tokenizer_path, AIPerf "
              "input_config.tokenizer.name."),
         text("engine_version", "Serving engine version the file states: SGLang server_info "
-             "version ('prefill=...;decode=...' when a disaggregated pair differs); NULL for "
-             "vLLM and AIPerf, whose files do not say it."),
+             "version ('prefill=...;decode=...' when a disaggregated pair differs), InferenceX "
+             "image (the engine's container, vllm/vllm-openai-rocm:v0.21.0), llm-d engine "
+             "version or tool_version; NULL for vLLM and AIPerf, whose "
+             "files do not say it."),
         text("tool_version", "Client version the file states: aiperf_version; NULL else."),
         text("version_hint", "vLLM script era the key set implies: '<=0.6' (best_of, "
              "use_beam_search, input_throughput), '0.6.6-0.8' (burstiness, no failed), "
              "'>=0.9' (endpoint_type or failed)."),
-        text("serving_mode", "aggregated, or disaggregated for SGLang prefill/decode (PD) "
-             "servers; NULL when the file does not show the server.",
+        text("serving_mode", "aggregated, or disaggregated for prefill/decode (PD) "
+             "deployments (SGLang server_info, InferenceX disagg, llm-d prefill and decode "
+             "roles); NULL when the file does not show the server.",
              checks=(Check.isin(["aggregated", "disaggregated"]),)),
         integer("tensor_parallel", "Tensor-parallel size (SGLang server_info tp_size; vLLM "
-                "--metadata tp/tensor_parallel_size).", domain=PARALLEL),
-        integer("data_parallel", "Data-parallel size (SGLang server_info dp_size).",
-                domain=PARALLEL),
+                "--metadata tp/tensor_parallel_size; InferenceX tp; llm-d parallelism.tp). "
+                "For a disaggregated deployment the size both roles share, else NULL (each "
+                "role's is in extra).", domain=PARALLEL),
+        integer("data_parallel", "Data-parallel size (SGLang server_info dp_size; llm-d "
+                "parallelism.dp).", domain=PARALLEL),
+        *SERVING_RECORD,
         text("dataset", "Dataset: SGLang dataset_name, AIPerf datasets[].dataset/type."),
         Column("run_timestamp_local", pl.Datetime, "vLLM 'date' (local time when the result "
                "was written, after the run) or AIPerf start_time; no time zone. llmperf "
-               "'timestamp' (epoch s) as UTC. NULL for SGLang and inference-perf."),
+               "'timestamp' (epoch s) and llm-d run.time.start (v0.1 metrics.time.start) as UTC. "
+               "NULL for SGLang, inference-perf and InferenceX."),
         real("request_rate_per_s", "Configured request rate, requests/s; NULL when unlimited "
              "(request_rate_unlimited) or not given.", checks=NON_NEGATIVE),
         real("achieved_request_rate_per_s", "Requests sent per second, measured "
@@ -200,10 +256,12 @@ LLM_SERVING_RUNS = Table(
              "failed, what failed (llmperf error codes, inference-perf error labels)."),
         flag("was_cancelled", "AIPerf was_cancelled: the run was stopped early."),
         text("gpu_model", "GPU the file itself names (vLLM --metadata gpu/gpu_model, "
-             "'4xNVIDIA_L40S' read as 4 x NVIDIA_L40S; AIPerf GPU telemetry names); else "
-             "NULL and the run context (run.yaml, path) supplies it."),
+             "'4xNVIDIA_L40S' read as 4 x NVIDIA_L40S; AIPerf GPU telemetry names; InferenceX "
+             "hw; llm-d accelerator model); else NULL and the run context (run.yaml, path) "
+             "supplies it."),
         integer("gpus", "GPUs the file itself counts (vLLM --metadata, distinct GPU UUIDs of "
-                "AIPerf telemetry); else NULL."),
+                "AIPerf telemetry, InferenceX tp x pp x pcp_size or prefill + decode GPUs, "
+                "llm-d accelerator count x replicas summed over engines); else NULL."),
         text("cli_command", "AIPerf run_info.cli_command."),
         text("extra", "Small top-level values this parser does not map (vLLM --metadata "
              "pairs, rtfx, max_num_seqs of a sweep, AIPerf good_request_count, ...), as JSON."),

@@ -11,6 +11,7 @@ import pytest
 from ingest.examine import examine
 from parsers.base import SourceFile
 from parsers.io500.layout import CONFIG_REASON as IO500_CONFIG_REASON
+from parsers.llm_serving.llm_d import report as llm_d_report
 from parsers.mlperf_storage import archive as storage_archive
 from tests.conftest import CORPUS
 
@@ -33,17 +34,8 @@ class Starts(str):
 
 
 UNRECOGNISED = ("rejected", Starts("unrecognised format: none of the"))
-# Files of formats no parser reads yet, per corpus folder (the LLM formats issue reads them).
+# Files of formats no parser reads yet, per corpus folder.
 NOT_READ_YET = {
-    "llm_d_benchmark": tuple(
-        f"llm-d__llm-d-benchmark/llmdbenchmark/analysis/benchmark_report/br_v0_{v}"
-        for v in ("1_example.yaml", "1_json_schema.json", "2_1_example.yaml",
-                  "2_1_json_schema.json", "2_example.yaml", "2_json_schema.json")),
-    "inferencex": tuple(
-        f"SemiAnalysisAI__InferenceX/agg_kimik2.5_{run}_MI355-gbt350-odcdh5-wbb3.json"
-        for run in ("1k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc4",
-                    "8k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc32",
-                    "8k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc64")),
     "gpu_telemetry": ("SemiAnalysisAI__InferenceX/gpu_metrics_energy_end.csv",
                       "SemiAnalysisAI__InferenceX/gpu_metrics_energy_start.csv",
                       "SemiAnalysisAI__InferenceX/gpu_metrics_identity.json",
@@ -67,6 +59,7 @@ LLM_TOOL_FILES = {
                    "flags, GPU node selector); the GPU belongs in the run's run.yaml"),
 }
 IO500 = "io500/IO500__submission-data/"
+BR = "llm_d_benchmark/llm-d__llm-d-benchmark/llmdbenchmark/analysis/benchmark_report/"
 GUIDELLM_ASSETS = "guidellm/vllm-project__guidellm/tests/unit/entrypoints/assets/"
 # Text the sniffer takes for prose today: READMEs, and vLLM's /metrics dump, which the LLM
 # formats issue reads.
@@ -123,6 +116,9 @@ NOT_LOADED = {
                     "script, not GuideLLM's CSV export (rounded, no model, p99 often '-'): "
                     "load the GuideLLM JSON or YAML reports it summarises"),
     **{f: ("ignored", DOC) for f in PROSE},
+    # the llm-d report's JSON Schemas beside its examples (the examples load)
+    **{f"{BR}br_v0_{v}_json_schema.json": ("ignored", llm_d_report.SCHEMA_REASON)
+       for v in ("1", "2", "2_1")},
     **LLM_TOOL_FILES,
     f"{IO500}Core42/Maximus-01/DAOS/2025/submission-781/results/2025.11.07-04.51.46/"
     "config.ini": ("ignored", IO500_CONFIG_REASON),

@@ -1,5 +1,5 @@
-"""LLM serving: vLLM, SGLang, AIPerf, GuideLLM, llmperf and inference-perf sweeps to the
-serving rule, the KV-cache rule and the chat capacity plan."""
+"""LLM serving: vLLM, SGLang, AIPerf, GuideLLM, llmperf, inference-perf, InferenceX and llm-d
+sweeps to the serving rule, the KV-cache rule and the chat capacity plan."""
 
 from assets.domain import Domain
 from schemas.kv_cache import KV_CACHE_CAPACITY
@@ -13,7 +13,8 @@ DOMAIN = Domain(
     formats=("aiperf_json", "aiperf_csv", "vllm_bench_json", "sglang_bench_jsonl",
              "guidellm_report_json", "guidellm_report_yaml", "guidellm_csv",
              "llmperf_summary_json", "llmperf_responses_json", "inference_perf_lifecycle_json",
-             "inference_perf_prometheus_json", "reference_llm_models", "llm_slo_policies"),
+             "inference_perf_prometheus_json", "inferencex_agg_json",
+             "llm_d_benchmark_report_yaml", "reference_llm_models", "llm_slo_policies"),
     report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY),
     report_sections=("llm:llm_serving",),
 )

@@ -87,6 +87,12 @@ def text(value: object) -> str | None:
     return None
 
 
+def lower_text(value: object) -> str | None:
+    """A name compared across tools (engine, precision, speculative method): lower-cased."""
+    found = text(value)
+    return found.lower() if found else None
+
+
 def request_rate(value: object) -> tuple[float | None, bool]:
     """(rate, unlimited): vLLM's "inf" and SGLang's Infinity are unlimited, not errors.
     NaN and negative rates are kept for the schema to hold back with its reason."""
@@ -120,6 +126,15 @@ def gpu_label(value: str) -> tuple[str | None, int | None]:
     if match:
         return match[2], parse_int(match[1], "gpu")
     return value.strip() or None, None
+
+
+def as_dict(value: object) -> dict:
+    """A nested section of a report, {} when it is absent or not a mapping."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list:
+    return value if isinstance(value, list) else []
 
 
 def scalar(value: object) -> bool:

@@ -134,15 +134,19 @@ def match(label: str, known: dict[str, Architecture]) -> Architecture | None:
     return None
 
 
-def weights_dtype(label: str, precisions: list[str | None]) -> tuple[str, str]:
+def weights_dtype(label: str, precisions: list[str | None],
+                  sources: list[str | None] | None = None) -> tuple[str, str]:
     """(dtype, source): the checkpoint's name first (its weights are what it says), then
-    the runs' run.yaml precision (the most common), else bf16."""
+    the runs' precision (the most common; `sources` says whose each is, the result file's
+    or run.yaml's, and run.yaml when not given), else bf16."""
     for dtype, pattern in _NAME_DTYPES:
         if pattern.search(label):
             return dtype, "model name"
     said = Counter(p for p in precisions if p in WEIGHT_BYTES)
     if said:
-        return sorted(said.items(), key=lambda kv: (-kv[1], kv[0]))[0][0], "run.yaml"
+        dtype = sorted(said.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+        whose = {s for p, s in zip(precisions, sources or [], strict=False) if p == dtype}
+        return dtype, "file" if whose == {"file"} else "run.yaml"
     return DEFAULT_WEIGHTS, "default"
 
 
@@ -329,6 +333,7 @@ def build_kv_cache(store: Store, utilization: float = GPU_MEMORY_UTILIZATION,
                                                    g["source_file"]))
     runs = store.query(
         f"SELECT r.source_file, r.model, r.gpu_model, r.gpus, r.tool, r.backend, r.precision, "
+        "r.precision_source, "
         "r.concurrency, r.mean_input_tokens, r.mean_output_tokens, fc.gpu_memory_gb, "
         "fc.tags ->> '$.kv_cache_dtype' AS kv_cache_dtype "
         f"FROM {LLM_SERVING_RUNS.qualified} r LEFT JOIN raw.file_context fc "
@@ -376,7 +381,8 @@ def _served(served: dict[tuple, list[dict]], known: dict[str, Architecture],
             reason = (f"the memory of a {gpu_model} is unknown: add it to reference/gpus.csv, "
                       "or gpu_memory_gb to run.yaml")
         else:
-            dtype, source = weights_dtype(model, [r["precision"] for r in group])
+            dtype, source = weights_dtype(model, [r["precision"] for r in group],
+                                          [r["precision_source"] for r in group])
             instance = Instance("served", model, arch, gpu_model, gpus, memory, dtype, source,
                                 tunables.utilization, tunables.overhead_gb_per_gpu,
                                 ";".join(sorted({arch.source_file, memory.source_file, *files}

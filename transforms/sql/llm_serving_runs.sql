@@ -1,7 +1,7 @@
 -- core.llm_serving_runs: one row per LLM serving run, whichever tool measured it (vLLM,
--- SGLang, AIPerf, llmperf, inference-perf: raw.llm_serving_runs; GenAI-Perf: raw.genai_perf). The file says what it
--- printed; run.yaml (its columns and tags) fills the GPU, its count and the model where the
--- file is silent. A run exported twice (AIPerf CSV beside its JSON; a vLLM sweep summary
+-- SGLang, AIPerf, GuideLLM, llmperf, inference-perf, InferenceX, llm-d: raw.llm_serving_runs;
+-- GenAI-Perf: raw.genai_perf). The file says what it printed; run.yaml (its columns and tags)
+-- fills the GPU, its count, the precision and the model where the file is silent. A run exported twice (AIPerf CSV beside its JSON; a vLLM sweep summary
 -- beside the run's own file) is kept twice, and only one copy has feeds_rules. A run some
 -- of whose requests failed feeds no rule: its statistics cover the survivors only.
 
@@ -9,6 +9,10 @@ WITH
 serving AS (
     SELECT source_file, run_index, tool, export_kind, backend, endpoint_type, model,
            engine_version, tool_version, dataset, tensor_parallel, data_parallel,
+           serving_mode, pipeline_parallel, expert_parallel, attention_data_parallel,
+           prefill_workers, decode_workers, prefill_gpus, decode_gpus, replicas,
+           precision AS file_precision, speculative_decoding, engine, gpu_power_w_mean,
+           energy_j,
            request_rate_per_s, achieved_request_rate_per_s, request_rate_unlimited, burstiness,
            max_concurrency AS concurrency, load_source, measured_concurrency, num_prompts,
            completed, failed, mean_input_tokens, mean_output_tokens, duration_s,
@@ -51,7 +55,7 @@ runs AS (
 ),
 with_context AS (
     SELECT r.*, fc.gpu_model AS context_gpu_model, fc.gpus_per_node, fc.nodes, fc.system,
-           fc.precision, fc.tags, fc.context_sources AS cs,
+           fc.precision AS context_precision, fc.tags, fc.context_sources AS cs,
            regexp_replace(r.source_file, '/[^/]*$', '') AS folder,
            regexp_replace(r.source_file, '^.*/|\.[^./]*$', '', 'g') AS stem
     FROM runs r LEFT JOIN raw.file_context fc USING (source_file)
@@ -66,6 +70,9 @@ labelled AS (
                 ELSE model END AS model_label,
            CASE WHEN model IS NOT NULL THEN 'file'
                 WHEN tags ->> '$.model' IS NOT NULL THEN 'run.yaml' END AS model_source,
+           coalesce(file_precision, context_precision) AS precision_label,
+           CASE WHEN file_precision IS NOT NULL THEN 'file'
+                WHEN context_precision IS NOT NULL THEN 'run.yaml' END AS precision_source,
            coalesce(file_gpu_model, context_gpu_model) AS gpu_model_label,
            CASE WHEN file_gpu_model IS NOT NULL THEN 'file'
                 WHEN context_gpu_model IS NOT NULL THEN 'run.yaml' END AS gpu_model_source,
@@ -100,14 +107,21 @@ judged AS (
                    AND j.folder = l.folder
                    AND j.sweep_run_number IS NOT DISTINCT FROM l.sweep_run_number)
                THEN 'the run''s own file in the same folder is used'
+               WHEN l.tool = 'vllm' AND EXISTS (
+                   SELECT 1 FROM with_context j WHERE j.tool = 'inferencex'
+                   AND j.folder = l.folder AND j.stem = 'agg_' || l.stem)
+               THEN 'the InferenceX agg row of the same run (agg_' || l.stem || '.json) is '
+                    || 'used: it states the GPUs, precision and parallelism this file lacks'
            END AS excluded_reason
     FROM labelled l
 )
 SELECT source_file, run_index, tool, export_kind, backend, endpoint_type,
        model_label AS model, model AS model_as_written, model_source, engine_version,
-       tool_version, dataset, system, precision,
+       tool_version, dataset, system, precision_label AS precision, precision_source,
        gpu_model_label AS gpu_model, gpu_model_source, gpus_label AS gpus, gpus_source,
-       tensor_parallel, request_rate_per_s, achieved_request_rate_per_s,
+       tensor_parallel, data_parallel, serving_mode, pipeline_parallel, expert_parallel,
+       attention_data_parallel, prefill_workers, decode_workers, prefill_gpus, decode_gpus,
+       replicas, speculative_decoding, engine, gpu_power_w_mean, energy_j, request_rate_per_s, achieved_request_rate_per_s,
        coalesce(request_rate_unlimited, false)
            AS request_rate_unlimited, burstiness, concurrency, load_source,
        measured_concurrency, num_prompts, completed, failed, mean_input_tokens,
