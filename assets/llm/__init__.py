@@ -13,7 +13,8 @@ DOMAIN = Domain(
     formats=("aiperf_json", "aiperf_csv", "vllm_bench_json", "sglang_bench_jsonl",
              "guidellm_report_json", "guidellm_report_yaml", "guidellm_csv",
              "llmperf_summary_json", "llmperf_responses_json", "inference_perf_lifecycle_json",
-             "inference_perf_prometheus_json", "reference_llm_models", "llm_slo_policies"),
+             "inference_perf_prometheus_json", "reference_llm_models", "llm_slo_policies",
+             "nvidia_smi_csv", "amd_smi_energy_csv", "amd_smi_static_json"),
     report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY),
     report_sections=("llm:llm_serving",),
 )
