@@ -44,10 +44,6 @@ NOT_READ_YET = {
         for run in ("1k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc4",
                     "8k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc32",
                     "8k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc64")),
-    "gpu_telemetry": ("SemiAnalysisAI__InferenceX/gpu_metrics_energy_end.csv",
-                      "SemiAnalysisAI__InferenceX/gpu_metrics_energy_start.csv",
-                      "SemiAnalysisAI__InferenceX/gpu_metrics_identity.json",
-                      "xypp3__gpu_glasses/nvidia_smi.csv"),
     "aiconfigurator": (
         "ai-dynamo__aiconfigurator/aic-core/src/aiconfigurator_core/systems/"
         "silicon_sample_head.csv",),
