@@ -11,6 +11,8 @@ from parsers.fio.terse import FioTerse
 from parsers.fio.text import FioText
 from parsers.gdsio.text_output import Gdsio
 from parsers.genai_perf.exports import GenAiPerfCsv, GenAiPerfJson
+from parsers.gpu_telemetry.amd_smi import AmdSmiEnergyCsv, AmdSmiStaticJson
+from parsers.gpu_telemetry.nvidia_smi import NvidiaSmiCsv
 from parsers.io500.ior_text import IorText
 from parsers.io500.rank_csv import IorRankCsv
 from parsers.io500.result_ini import Io500ResultIni
@@ -96,6 +98,9 @@ PARSERS: tuple[Parser, ...] = (
     MlperfInferenceSummary(),
     MlperfSystemsJson(),
     MlperfTrainingResult(),
+    NvidiaSmiCsv(),
+    AmdSmiEnergyCsv(),
+    AmdSmiStaticJson(),
     NcclTests(),  # scans up to 1 MiB of text for the header, column titles or summary
     Gdsio(),  # last: it scans up to 1 MiB of text for result lines
 )

@@ -103,6 +103,10 @@ UNITS: tuple[tuple[str, str, Domain], ...] = (
     ("_gb", "GB (decimal)", Domain(0, 1e4, _GPU_GB)),
     ("_bytes", "bytes",
      Domain(0, 1e18, "an exabyte: more than any file, data set or machine holds")),
+    ("_mib", "MiB", Domain(0, 1e7, "10 TiB: 30x the memory of the largest GPU (288 GB)")),
+    ("_mhz", "MHz", Domain(0, 1e5, "100 GHz: 30x any GPU clock")),
+    ("_c", "°C", Domain(-60, 200, "a device reading outside -60 to 200 °C is a sensor or "
+                                  "unit error")),
     ("_pct", "%", Domain(0, 100, "a share of a whole, in percent (GPU utilization is 0-100)")),
     ("_w", "W", Domain(0, 1e4, "10 kW: 8x the most power-hungry GPU (~1.2 kW)")),
     ("_tokens", "tokens", Domain(0, 1e8, "10^8 tokens: 100x the longest context windows")),

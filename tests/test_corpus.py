@@ -36,10 +36,6 @@ class Starts(str):
 UNRECOGNISED = ("rejected", Starts("unrecognised format: none of the"))
 # Files of formats no parser reads yet, per corpus folder.
 NOT_READ_YET = {
-    "gpu_telemetry": ("SemiAnalysisAI__InferenceX/gpu_metrics_energy_end.csv",
-                      "SemiAnalysisAI__InferenceX/gpu_metrics_energy_start.csv",
-                      "SemiAnalysisAI__InferenceX/gpu_metrics_identity.json",
-                      "xypp3__gpu_glasses/nvidia_smi.csv"),
     "aiconfigurator": (
         "ai-dynamo__aiconfigurator/aic-core/src/aiconfigurator_core/systems/"
         "silicon_sample_head.csv",),

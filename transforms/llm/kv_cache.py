@@ -95,7 +95,9 @@ def max_tokens(cache_gb: float, per_token: int) -> int:
 
 
 def max_sequences(tokens: int, context_tokens: float) -> int:
-    return math.floor(tokens / context_tokens)
+    """A sequence holds at least one token: a sweep mean below one (or zero) never makes
+    more sequences than tokens, nor an infinite count."""
+    return math.floor(tokens / max(context_tokens, 1.0))
 
 
 def agreement(knee: float, bound: int, tolerance: float) -> str:

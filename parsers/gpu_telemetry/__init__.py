@@ -1,0 +1,1 @@
+"""GPU telemetry: nvidia-smi query logs and amd-smi energy and identity outputs."""
