@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from importlib.abc import MetaPathFinder
 
+import pipelines
 from pipelines import entry
 
 
@@ -19,6 +20,7 @@ class _CtrlCWhileImporting(MetaPathFinder):
 
 def test_a_ctrl_c_while_the_cli_loads_is_one_line_and_exit_130(monkeypatch, capsys):
     monkeypatch.delitem(sys.modules, "pipelines.cli", raising=False)
+    monkeypatch.delattr(pipelines, "cli", raising=False)  # else `from pipelines import cli`
     monkeypatch.setattr(sys, "meta_path", [_CtrlCWhileImporting(), *sys.meta_path])
     assert entry.main() == 130
     assert capsys.readouterr() == ("", "sizing: interrupted while starting\n")
