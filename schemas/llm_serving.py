@@ -38,7 +38,7 @@ from schemas.invariants import LOAD_WHY, TTFT_WHY, Positive, SumAtMost, at_most_
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
 TOOLS = ("vllm", "sglang", "aiperf", "guidellm", "llmperf", "inference_perf", "inferencex",
-         "llm_d_benchmark")
+         "llm_d_benchmark", "aiconfigurator", "trtllm_bench")
 EXPORT_KINDS = ("json", "jsonl", "csv", "yaml")
 # Common metric names of the wide columns; the long table adds AIPerf's other ms metrics.
 METRICS = {
