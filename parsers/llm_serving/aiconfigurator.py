@@ -168,9 +168,9 @@ def _roles(row: dict[str, str]) -> dict[str, object]:
     workers = {role: whole_number(row.get(f"{role}_num_workers")) for role in _ROLES}
     gpus: dict[str, int | None] = {}
     for role in _ROLES:
-        per_worker = _gpus_per_instance(by_role[role])
-        gpus[role] = workers[role] * per_worker if workers[role] is not None \
-            and per_worker is not None else None
+        per_worker, count = _gpus_per_instance(by_role[role]), workers[role]
+        gpus[role] = count * per_worker if count is not None and per_worker is not None \
+            else None
 
     def shared(size: str) -> int | None:
         prefill, decode = by_role["prefill"][size], by_role["decode"][size]

@@ -47,7 +47,7 @@ class TrtllmBenchReportJson:
 
     def sniff(self, src: SourceFile) -> bool:
         head = src.head(4096).lstrip()
-        return head.startswith("{") and '"world_info"' in head \
+        return head.startswith(("{", "[")) and '"world_info"' in head \
             and src.might_contain('"request_throughput_req_s"')
 
     def parse(self, src: SourceFile) -> Parsed:
