@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from parsers.base import SourceFile
 from parsers.io500 import layout as io500
-from parsers.llm_serving import inference_perf
+from parsers.llm_serving import inference_perf, vllm_sweep
 from parsers.llm_serving.guidellm import lookalikes as guidellm
 from parsers.llm_serving.llm_d import report as llm_d_report
 from parsers.mlperf.paths import is_submission_code
@@ -111,7 +111,8 @@ def not_a_result(src: SourceFile) -> str | None:
     if suffix in _REPORT_SUFFIXES:
         return f"not a result: {_REPORT_SUFFIXES[suffix]}"
     if found := mlperf_storage.not_a_result(src) or inference_perf.not_a_result(src) \
-            or io500.not_a_result(src.head(4096)) or llm_d_report.not_a_result(src):
+            or io500.not_a_result(src.head(4096)) or llm_d_report.not_a_result(src) \
+            or vllm_sweep.not_a_result(src):
         return found
     for test, reason in _KNOWN:
         if test(src):

@@ -17,6 +17,7 @@ from parsers.io500.ior_text import IorText
 from parsers.io500.rank_csv import IorRankCsv
 from parsers.io500.result_ini import Io500ResultIni
 from parsers.io500.summary import Io500Summary
+from parsers.llm_serving.aiconfigurator import AiconfiguratorSiliconCsv
 from parsers.llm_serving.aiperf import AiperfCsv, AiperfJson
 from parsers.llm_serving.guidellm.csv_export import GuidellmCsv
 from parsers.llm_serving.guidellm.serialized import GuidellmReportJson, GuidellmReportYaml
@@ -25,6 +26,7 @@ from parsers.llm_serving.inferencex import InferencexAggJson
 from parsers.llm_serving.llm_d.report import LlmdBenchmarkReport
 from parsers.llm_serving.llmperf import LlmperfResponses, LlmperfSummary
 from parsers.llm_serving.sglang import SglangBenchJsonl
+from parsers.llm_serving.trtllm_bench import TrtllmBenchReportJson
 from parsers.llm_serving.vllm import VllmBenchJson
 from parsers.mlperf.paths import location_labels
 from parsers.mlperf.systems import MlperfSystemsJson
@@ -68,6 +70,8 @@ PARSERS: tuple[Parser, ...] = (
     InferencePerfPrometheus(),
     InferencexAggJson(),  # "hw" and "tput_per_gpu": no other format writes them
     LlmdBenchmarkReport(),  # YAML with top-level scenario and results (or v0.1 metrics)
+    AiconfiguratorSiliconCsv(),  # a header with silicon_ttft_ms and silicon_tpot_ms
+    TrtllmBenchReportJson(),  # "world_info" and "request_throughput_req_s"
     GenAiPerfJson(),
     GenAiPerfCsv(),
     ModelsCsv(),

@@ -56,7 +56,8 @@ LLM_SERVING_RUNS = Table(
     "zero latency. feeds_rules is false for failed runs, for runs some of whose requests "
     "failed (their statistics cover the survivors only: excluded_reason says how many and "
     "why), for an inference-perf summary (all stages pooled) and for the second export of "
-    "a run (AIPerf CSV beside its JSON; a vLLM sweep summary beside the run's own file).",
+    "a run (AIPerf CSV beside its JSON; a vLLM sweep summary beside the run's own file), "
+    "and for an AIConfigurator silicon row, which measures latency but no throughput.",
     (
         text("source_file", "Export the run came from.", nullable=False),
         integer("run_index", "Run within the file (JSONL line, sweep position), from 1.",

@@ -38,7 +38,7 @@ from schemas.invariants import LOAD_WHY, TTFT_WHY, Positive, SumAtMost, at_most_
 from schemas.spec import NON_NEGATIVE, Column, Table, flag, integer, real, text
 
 TOOLS = ("vllm", "sglang", "aiperf", "guidellm", "llmperf", "inference_perf", "inferencex",
-         "llm_d_benchmark")
+         "llm_d_benchmark", "aiconfigurator", "trtllm_bench")
 EXPORT_KINDS = ("json", "jsonl", "csv", "yaml")
 # Common metric names of the wide columns; the long table adds AIPerf's other ms metrics.
 METRICS = {
@@ -115,7 +115,8 @@ SERVING_RECORD = (
          "lower-cased (mtp, eagle, ...); NULL when none was used or the file does not say "
          "(InferenceX spec_decoding 'none' is NULL)."),
     text("engine", "Serving engine, lower-cased: vllm, sglang, trtllm, atom, llm-d, ... "
-         "(InferenceX framework, llm-d engine name or tool). Not the client's `backend`, "
+         "(InferenceX framework, llm-d engine name or tool, AIConfigurator backend; trtllm for "
+         "trtllm-bench). Not the client's `backend`, "
          "which names the request format (InferenceX files say 'vllm' for SGLang servers)."),
     real("gpu_power_w_mean", "Mean power draw per GPU over the measured window, W, as the "
          "file states it for the run itself (InferenceX avg_power_w when power_valid; llm-d "
@@ -138,13 +139,16 @@ LLM_SERVING_RUNS = Table(
     "AIPerf profile_export_aiperf JSON and CSV (the same run may come as both: see "
     "export_kind), GuideLLM reports (JSON, YAML, CSV: one run per benchmark, i.e. per "
     "load point of its profile), llmperf summary JSON, inference-perf stage lifecycle "
-    "reports (one run per load stage), InferenceX agg_*.json result rows and llm-d "
-    "Benchmark Reports (v0.1, v0.2, v0.2.1). Latencies are ms, durations s. Statistics a "
+    "reports (one run per load stage), InferenceX agg_*.json result rows, llm-d "
+    "Benchmark Reports (v0.1, v0.2, v0.2.1), AIConfigurator silicon_sample.csv rows (measured "
+    "mean TTFT and TPOT of one deployment each, no throughput) and trtllm-bench "
+    "--report_json reports. Latencies are ms, durations s. Statistics a "
     "file lacks are NULL; every percentile it has is in raw.llm_serving_percentiles.",
     (
         text("tool", f"{', '.join(TOOLS)}: the client that measured, or the result format "
              "that carries its numbers (InferenceX rows from its vendored vLLM client; llm-d "
-             "reports from any harness, named in extra.load_tool).", nullable=False,
+             "reports from any harness, named in extra.load_tool; aiconfigurator: NVIDIA's "
+             "silicon measurements, whatever client took them).", nullable=False,
              checks=(Check.isin(TOOLS),)),
         text("export_kind", f"{', '.join(EXPORT_KINDS)}: the file's shape. AIPerf writes a "
              "JSON and a CSV of the same run; prefer json (more digits, std, input_config).",
@@ -257,11 +261,14 @@ LLM_SERVING_RUNS = Table(
         flag("was_cancelled", "AIPerf was_cancelled: the run was stopped early."),
         text("gpu_model", "GPU the file itself names (vLLM --metadata gpu/gpu_model, "
              "'4xNVIDIA_L40S' read as 4 x NVIDIA_L40S; AIPerf GPU telemetry names; InferenceX "
-             "hw; llm-d accelerator model); else NULL and the run context (run.yaml, path) "
+             "hw; llm-d accelerator model; AIConfigurator system, b300_sxm; trtllm-bench machine "
+             "name); else NULL and the run context (run.yaml, path) "
              "supplies it."),
         integer("gpus", "GPUs the file itself counts (vLLM --metadata, distinct GPU UUIDs of "
                 "AIPerf telemetry, InferenceX tp x pp x pcp_size or prefill + decode GPUs, "
-                "llm-d accelerator count x replicas summed over engines); else NULL."),
+                "llm-d accelerator count x replicas summed over engines, AIConfigurator tp x pp x "
+                "attention-DP or its roles' workers x that, trtllm-bench world size); else "
+                "NULL."),
         text("cli_command", "AIPerf run_info.cli_command."),
         text("extra", "Small top-level values this parser does not map (vLLM --metadata "
              "pairs, rtfx, max_num_seqs of a sweep, AIPerf good_request_count, ...), as JSON."),

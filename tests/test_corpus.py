@@ -35,11 +35,7 @@ class Starts(str):
 
 UNRECOGNISED = ("rejected", Starts("unrecognised format: none of the"))
 # Files of formats no parser reads yet, per corpus folder.
-NOT_READ_YET = {
-    "aiconfigurator": (
-        "ai-dynamo__aiconfigurator/aic-core/src/aiconfigurator_core/systems/"
-        "silicon_sample_head.csv",),
-}
+NOT_READ_YET: dict[str, tuple[str, ...]] = {}
 KUBECON = "inference_perf/kubernetes-sigs__inference-perf/demos/kubecon-na-2025/"
 # Beside the inference-perf reports (which all load); llmperf's README.
 LLM_TOOL_FILES = {

@@ -320,3 +320,32 @@ def test_sizing_plan_refuses_bad_chat_demands(planned, capsys, argv, message):
                  "--gpus-per-server", "8", *argv])
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def latency_only(tmp_path_factory) -> Path:
+    """The AIConfigurator and trtllm-bench fixtures, loaded as they lie in tests/fixtures."""
+    fixtures = Path(__file__).parent / "fixtures"
+    files = {f"{tool}/{name}": (fixtures / tool / name).read_text() for tool, name in (
+        ("aiconfigurator", "silicon_sample.csv"),
+        ("trtllm_bench", "pytorch_streaming_report.json"))}
+    return built(tmp_path_factory.mktemp("latency_only"), {**files, **SLO})
+
+
+def test_silicon_rows_without_throughput_feed_no_rule(latency_only):
+    rows = query(latency_only, "SELECT tool, count(*), count(*) FILTER (feeds_rules), "
+                               "min(excluded_reason) FROM core.llm_serving_runs GROUP BY ALL "
+                               "ORDER BY tool")
+    assert rows == [
+        ("aiconfigurator", 4, 0, "latency only: an AIConfigurator silicon row measures mean "
+         "TTFT and TPOT but no throughput, by which the serving rule ranks load levels"),
+        ("trtllm_bench", 1, 1, None)]
+    assert query(latency_only, "SELECT gpus, gpus_source, prefill_gpus, decode_gpus, "
+                               "concurrency FROM core.llm_serving_runs WHERE tool = "
+                               "'aiconfigurator' AND serving_mode = 'disaggregated'") == [
+        (32, "file", 8, 24, 16)]
+    # trtllm-bench: 640 output tokens/s on a world of 2 GPUs; no configured load, so no level
+    assert query(latency_only, "SELECT output_tokens_per_s_per_gpu, concurrency, gpu_model "
+                               "FROM core.llm_serving_runs WHERE tool = 'trtllm_bench'") == [
+        (320.0, None, "H100-80GB")]
+    assert query(latency_only, "SELECT count(*) FROM sizing.llm_serving_optimal") == [(0,)]

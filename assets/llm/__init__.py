@@ -1,5 +1,6 @@
-"""LLM serving: vLLM, SGLang, AIPerf, GuideLLM, llmperf, inference-perf, InferenceX and llm-d
-sweeps to the serving rule, the KV-cache rule and the chat capacity plan."""
+"""LLM serving: vLLM, SGLang, AIPerf, GuideLLM, llmperf, inference-perf, InferenceX, llm-d,
+AIConfigurator silicon samples and trtllm-bench reports to the serving rule, the KV-cache
+rule and the chat capacity plan."""
 
 from assets.domain import Domain
 from schemas.kv_cache import KV_CACHE_CAPACITY
@@ -14,7 +15,8 @@ DOMAIN = Domain(
              "guidellm_report_json", "guidellm_report_yaml", "guidellm_csv",
              "llmperf_summary_json", "llmperf_responses_json", "inference_perf_lifecycle_json",
              "inference_perf_prometheus_json", "inferencex_agg_json",
-             "llm_d_benchmark_report_yaml", "nvidia_smi_csv", "amd_smi_energy_csv",
+             "llm_d_benchmark_report_yaml", "aiconfigurator_silicon_csv",
+             "trtllm_bench_report_json", "nvidia_smi_csv", "amd_smi_energy_csv",
              "amd_smi_static_json", "reference_llm_models", "llm_slo_policies"),
     report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY),
     report_sections=("llm:llm_serving",),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile
+from parsers.llm_serving import vllm_sweep
 from parsers.llm_serving.common import (
     REQUESTS,
     RUNS,
@@ -55,7 +56,7 @@ class VllmBenchJson:
 
     def sniff(self, src: SourceFile) -> bool:
         head = src.head(4096).lstrip()
-        if not head.startswith(("{", "[")):
+        if not head.startswith(("{", "[")) or vllm_sweep.is_warmup(src):
             return False
         return '"model_id"' in head and '"num_prompts"' in head \
             and src.might_contain(*_METRIC_TOKENS)

@@ -1,9 +1,11 @@
 -- core.llm_serving_runs: one row per LLM serving run, whichever tool measured it (vLLM,
--- SGLang, AIPerf, GuideLLM, llmperf, inference-perf, InferenceX, llm-d: raw.llm_serving_runs;
+-- SGLang, AIPerf, GuideLLM, llmperf, inference-perf, InferenceX, llm-d, AIConfigurator's
+-- silicon samples, trtllm-bench: raw.llm_serving_runs;
 -- GenAI-Perf: raw.genai_perf). The file says what it printed; run.yaml (its columns and tags)
 -- fills the GPU, its count, the precision and the model where the file is silent. A run exported twice (AIPerf CSV beside its JSON; a vLLM sweep summary
 -- beside the run's own file) is kept twice, and only one copy has feeds_rules. A run some
--- of whose requests failed feeds no rule: its statistics cover the survivors only.
+-- of whose requests failed feeds no rule: its statistics cover the survivors only. An
+-- AIConfigurator silicon row (latency without throughput) feeds none either.
 
 WITH
 serving AS (
@@ -107,6 +109,9 @@ judged AS (
                    AND j.folder = l.folder
                    AND j.sweep_run_number IS NOT DISTINCT FROM l.sweep_run_number)
                THEN 'the run''s own file in the same folder is used'
+               WHEN l.tool = 'aiconfigurator' AND l.output_tokens_per_s IS NULL
+               THEN 'latency only: an AIConfigurator silicon row measures mean TTFT and TPOT '
+                    || 'but no throughput, by which the serving rule ranks load levels'
                WHEN l.tool = 'vllm' AND EXISTS (
                    SELECT 1 FROM with_context j WHERE j.tool = 'inferencex'
                    AND j.folder = l.folder AND j.stem = 'agg_' || l.stem)
