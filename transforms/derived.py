@@ -25,7 +25,7 @@ def sql(name: str) -> str:
 BATCH_ROWS = 20_000
 
 
-def rebuild(store: Store, table: Table, query: str, run_id: str) -> int:
+def replace_from_sql(store: Store, table: Table, query: str, run_id: str) -> int:
     """Replace `table` with what `transforms/sql/<query>.sql` gives now. Rows that fail the
     schema go to raw.quarantine (replacing those of the previous build); returns their
     count. The query may return more columns than the table; they are not read."""

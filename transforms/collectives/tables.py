@@ -13,7 +13,7 @@ from schemas.collectives import (
 from schemas.context import REFERENCE_MODELS
 from store.store import Store
 from transforms.collectives.limits import mark_over_limit
-from transforms.derived import rebuild, replace_validated, sql
+from transforms.derived import replace_from_sql, replace_validated, sql
 
 # Each reference model's gradients (fp16/bf16) all-reduced over every all_reduce rule row:
 # gradient_bytes x 2(n-1)/n / plateau busbw. $1: gradient bytes per parameter.
@@ -35,7 +35,7 @@ def build_collective_bandwidth(store: Store, run_id: str) -> int:
     """Replace core.collective_bandwidth; returns the rows held back (quarantined). A row
     whose busbw passes the physical limit of its links stays, invalid, with why."""
     with store.transaction():
-        held_back = rebuild(store, COLLECTIVE_BANDWIDTH, "collective_bandwidth", run_id)
+        held_back = replace_from_sql(store, COLLECTIVE_BANDWIDTH, "collective_bandwidth", run_id)
         store.query(*mark_over_limit())
     return held_back
 

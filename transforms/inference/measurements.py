@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from schemas.core import INFERENCE_MEASUREMENTS
 from store.store import Store
-from transforms.derived import rebuild, sql
+from transforms.derived import replace_from_sql, sql
 from transforms.inference.folder_update import FolderUpdate, update_folders
 
 QUERY = "inference_measurements"
@@ -20,4 +20,4 @@ def build_inference_measurements(store: Store, run_id: str,
         if by_folder is not None and update_folders(store, INFERENCE_MEASUREMENTS,
                                                     sql(QUERY), run_id, by_folder):
             return by_folder.held_back
-        return rebuild(store, INFERENCE_MEASUREMENTS, QUERY, run_id)
+        return replace_from_sql(store, INFERENCE_MEASUREMENTS, QUERY, run_id)

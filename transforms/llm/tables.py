@@ -17,7 +17,7 @@ from schemas.scenarios import CAPACITY_SCENARIOS
 from schemas.sizing import CAPACITY_PLAN_ISSUES, CAPACITY_PLAN_SUMMARY
 from schemas.spec import Table
 from store.store import Store
-from transforms.derived import rebuild, replace_validated, to_frame
+from transforms.derived import replace_from_sql, replace_validated, to_frame
 from transforms.inference.optimal import Slo
 from transforms.llm.planner import ChatDemand, demanded, plan_chat
 from transforms.llm.scenario_total import scenario_total
@@ -25,7 +25,7 @@ from transforms.llm.serving_rule import NO_LIMIT, ChatSlo, apply, levels
 
 
 def build_runs(store: Store, run_id: str) -> int:
-    return rebuild(store, LLM_SERVING_RUNS, "llm_serving_runs", run_id)
+    return replace_from_sql(store, LLM_SERVING_RUNS, "llm_serving_runs", run_id)
 
 
 def policies(store: Store) -> list[ChatSlo]:

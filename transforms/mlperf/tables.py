@@ -21,7 +21,7 @@ from schemas.mlperf_results import (
     MLPERF_TRAINING_SCORES,
 )
 from store.store import Store
-from transforms.derived import rebuild, replace_validated, sql, to_frame
+from transforms.derived import replace_from_sql, replace_validated, sql, to_frame
 from transforms.mlperf.training_scores import Score, converged, rules_for, score
 
 _SCORE_KEY = ("round", "submitter", "system", "benchmark")
@@ -32,7 +32,7 @@ _SCALING_KEY = ("round", "benchmark", "accelerator_model", "submitter")
 
 def build_inference_results(store: Store, run_id: str) -> int:
     """Replace core.mlperf_inference_results; returns the rows held back (quarantined)."""
-    return rebuild(store, MLPERF_INFERENCE_RESULTS, "mlperf_inference_results", run_id)
+    return replace_from_sql(store, MLPERF_INFERENCE_RESULTS, "mlperf_inference_results", run_id)
 
 
 def build_training_results(store: Store, run_id: str) -> int:

@@ -16,7 +16,7 @@ from schemas.storage import (
     TRAINING_STORAGE_DEMAND,
 )
 from store.store import Store
-from transforms.derived import rebuild, sql
+from transforms.derived import replace_from_sql, sql
 from transforms.inference.tables import replace
 from transforms.storage.mlperf import register_mlperf_context
 
@@ -27,13 +27,13 @@ def build_storage_measurements(store: Store, run_id: str) -> int:
     """Replace core.storage_measurements; rows failing the schema go to raw.quarantine.
     Returns their count."""
     register_mlperf_context(store)
-    return rebuild(store, STORAGE_MEASUREMENTS, "storage_measurements", run_id)
+    return replace_from_sql(store, STORAGE_MEASUREMENTS, "storage_measurements", run_id)
 
 
 def build_mlperf_checkpointing(store: Store, run_id: str) -> int:
     """Replace core.mlperf_checkpointing; returns the rows held back."""
     register_mlperf_context(store)
-    return rebuild(store, MLPERF_CHECKPOINTING, "storage_mlperf_checkpointing", run_id)
+    return replace_from_sql(store, MLPERF_CHECKPOINTING, "storage_mlperf_checkpointing", run_id)
 
 
 def build_storage_capability(store: Store) -> tuple[int, int]:
