@@ -13,8 +13,8 @@ from reports.data import has_rows, read, text
 from reports.html import Col, Section, details, number, paragraph, table
 from store.store import Store
 
-RUNS = ("model", "canonical_model", "model_resolved", "gpu_model", "gpus", "tool", "backend",
-        "concurrency", "output_tokens_per_s_per_gpu", "ttft_p99_ms", "tpot_p99_ms", "source_file")
+RUNS = ("model", "canonical_model", "model_resolved", "gpu_model", "gpus", "precision", "tool",
+        "backend", "concurrency", "output_tokens_per_s_per_gpu", "ttft_p99_ms", "tpot_p99_ms", "source_file")
 OPTIMAL = ("model", "canonical_model", "gpu_model", "gpus", "precision", "tool", "harnesses",
            "load_kind", "slo_policy", "slo_percentile",
            "max_ttft_ms", "max_tpot_ms", "levels_measured", "levels_within_slo",
@@ -151,9 +151,11 @@ def _plans(section: Section, store: Store) -> None:
 
 @memo
 def _curve(model: str, rows: pl.DataFrame, limits: list[dict]) -> charts.Plot:
+    # a series per harness, GPU setup and precision (an FP8 checkpoint is its own curve)
     data = rows.with_columns(sweep=pl.concat_str(
         [pl.col("tool"), pl.lit(" · "), pl.col("gpu_model").fill_null("?"), pl.lit(" x"),
-         pl.col("gpus").cast(pl.String).fill_null("?")])).select(
+         pl.col("gpus").cast(pl.String).fill_null("?"),
+         (pl.lit(" · ") + pl.col("precision")).fill_null("")])).select(
         "sweep", "concurrency", "ttft_p99_ms", "tpot_p99_ms", "output_tokens_per_s_per_gpu")
     tooltip = [alt.Tooltip("sweep:N"), alt.Tooltip("concurrency:Q"),
                alt.Tooltip("ttft_p99_ms:Q", title="p99 TTFT (ms)", format=",.4~r"),
