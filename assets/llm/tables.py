@@ -50,7 +50,8 @@ def llm_serving_optimal(context: dg.AssetExecutionContext, warehouse: Warehouse,
 
 
 @dg.asset(**table_asset(
-    LLM_CAPACITY_PLAN, (LLM_SERVING_OPTIMAL, CAPACITY_SCENARIOS, LLM_SLO_POLICIES), DOMAIN))
+    LLM_CAPACITY_PLAN, (LLM_SERVING_OPTIMAL, CAPACITY_SCENARIOS, LLM_SLO_POLICIES,
+                        REFERENCE_MODEL_ALIASES), DOMAIN))
 def llm_capacity_plan(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [LLM_CAPACITY_PLAN],
                        lambda store: build_plans(store)[1])

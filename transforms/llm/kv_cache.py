@@ -351,11 +351,12 @@ def build_kv_cache(store: Store, utilization: float = GPU_MEMORY_UTILIZATION,
     ).rows(named=True)
     served: dict[tuple, list[dict]] = defaultdict(list)
     for run in runs:
-        served[(run["model"], run["gpu_model"], run["gpus"], run["precision"])].append(run)
+        dtype = weights_dtype(run["label"] or "", [run["precision"]])[0]
+        served[(run["model"], run["gpu_model"], run["gpus"], dtype)].append(run)
     rows, instances = _served(served, known, gpus_csv, tunables)
     for sweep in sweeps:
         sweep_key = (sweep["canonical_model"], sweep["gpu_model"], sweep["gpus"],
-                     sweep["precision"])
+                     weights_dtype(sweep["model"], [sweep["precision"]])[0])
         if sweep_key in instances:  # else its model, GPU or memory is unknown: a row says so
             rows += _sweep_rows(instances[sweep_key], sweep, served[sweep_key],
                                 kv_bound_tolerance)
@@ -368,12 +369,12 @@ def build_kv_cache(store: Store, utilization: float = GPU_MEMORY_UTILIZATION,
 def _served(served: dict[tuple, list[dict]], known: dict[str, Architecture],
             gpus_csv: dict[str, Memory], tunables: Tunables
             ) -> tuple[list[dict], dict[tuple, Instance]]:
-    """Rows of every model x GPU x GPU count x precision served, and the instances that
-    could be sized.
+    """Rows of every model x GPU x GPU count x weights dtype served (an FP8 checkpoint apart
+    from its model in bf16), and the instances that could be sized.
     GPU memory: run.yaml gpu_memory_gb, else reference/gpus.csv, else the name's '-80GB'."""
     rows: list[dict] = []
     instances: dict[tuple, Instance] = {}
-    for (model, gpu_model, gpus, precision), group in served.items():
+    for (model, gpu_model, gpus, dtype), group in served.items():
         files = sorted({r["source_file"] for r in group})
         arch = match(model, known)
         said = [r["gpu_memory_gb"] for r in group if r["gpu_memory_gb"]]
@@ -395,7 +396,7 @@ def _served(served: dict[tuple, list[dict]], known: dict[str, Architecture],
                                 tunables.utilization, tunables.overhead_gb_per_gpu,
                                 ";".join(sorted({arch.source_file, memory.source_file, *files}
                                                 - {""})))
-            instances[(model, gpu_model, gpus, precision)] = instance
+            instances[(model, gpu_model, gpus, dtype)] = instance
             rows += instance.fixed_contexts()
             continue
         rows.append(not_computable("served", model, gpu_model, gpus, reason, arch,
