@@ -14,7 +14,8 @@ from reports.html import Col, Section, details, number, paragraph, table
 from store.store import Store
 
 RUNS = ("model", "canonical_model", "model_resolved", "gpu_model", "gpus", "precision", "tool",
-        "backend", "concurrency", "output_tokens_per_s_per_gpu", "ttft_p99_ms", "tpot_p99_ms", "source_file")
+        "backend", "concurrency", "output_tokens_per_s_per_gpu", "ttft_p99_ms", "tpot_p99_ms",
+        "source_file")
 OPTIMAL = ("model", "canonical_model", "gpu_model", "gpus", "precision", "tool", "harnesses",
            "load_kind", "slo_policy", "slo_percentile",
            "max_ttft_ms", "max_tpot_ms", "levels_measured", "levels_within_slo",
