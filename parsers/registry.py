@@ -46,6 +46,7 @@ from parsers.non_results import not_a_result, source_code, unsupported
 from parsers.perf_analyzer.csv_export import PerfAnalyzerCsv
 from parsers.reference.inference_csv import GpusCsv, ModelsCsv
 from parsers.reference.llm_models_csv import LlmModelsCsv
+from parsers.reference.model_aliases_csv import ModelAliasesCsv
 from parsers.reference.sizing_yaml import CapacityScenarios, LlmSloPolicies, SloPolicies
 from parsers.reference.storage_csv import CheckpointBytesCsv, DatasetsCsv
 from parsers.tf_cnn.benchmark_log_dir import TfCnnBenchmarkMetrics, TfCnnBenchmarkRun
@@ -77,6 +78,7 @@ PARSERS: tuple[Parser, ...] = (
     ModelsCsv(),
     GpusCsv(),
     LlmModelsCsv(),  # its header has layers, kv_heads...: never models.csv's
+    ModelAliasesCsv(),  # alias, canonical_model: no other reference CSV has them
     DatasetsCsv(),
     CheckpointBytesCsv(),
     CapacityScenarios(),

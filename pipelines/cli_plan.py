@@ -27,6 +27,7 @@ from transforms.derived import to_frame
 from transforms.inference.optimal import NO_LIMIT, Slo
 from transforms.inference.planner import Demand, Plan, Scenario
 from transforms.inference.tables import measurements, plan_scenario
+from transforms.llm.model_identity import resolver
 from transforms.llm.planner import DEFAULT_TOKENS_PER_USER_PER_MIN, ChatDemand, merged
 from transforms.llm.scenario_total import plural, scenario_total
 from transforms.llm.serving_rule import NO_LIMIT as NO_CHAT_LIMIT
@@ -184,7 +185,10 @@ def _chat_plans(store: Store, scenario: Scenario, chats: list[ChatDemand],
                          f"{_listed(sorted(known))}")
     served = sorted(store.query(f"SELECT DISTINCT model FROM {LLM_SERVING_RUNS.qualified} "
                                 "WHERE model IS NOT NULL")["model"].to_list())
-    unknown = [d.model for d in chats if d.model not in served]
+    canonical = resolver(store)
+    models = set(store.query(f"SELECT DISTINCT canonical_model FROM "
+                             f"{LLM_SERVING_RUNS.qualified}")["canonical_model"].to_list())
+    unknown = [d.model for d in chats if canonical(d.model) not in models]
     if unknown:
         raise UsageError(
             f"no LLM serving run of {', '.join(repr(m) + _close(m, served) for m in unknown)}; "

@@ -22,6 +22,7 @@ from samples.llm_models import llm_models_csv
 from samples.llm_serving import llm_serving_files
 from samples.mlperf_inference import mlperf_inference_files
 from samples.mlperf_training import mlperf_training_files
+from samples.model_aliases import model_aliases_csv
 from samples.nccl_tests import nccl_tests_files
 from samples.storage import storage_files
 from samples.training import training_files
@@ -213,6 +214,7 @@ def sample_files() -> dict[str, str]:
         "reference/slo.yaml": SLO_YAML,
         "reference/llm_slo.yaml": LLM_SLO_YAML,
         "reference/llm_models.csv": llm_models_csv(),
+        "reference/model_aliases.csv": model_aliases_csv(),
         "reference/scenarios/vision-and-chat.yaml": SCENARIO_YAML,
         "inference/h100-bm-01/run.yaml": run_yaml(
             system="h100-bm-01", gpu_model="H100-80GB", gpu_memory_gb=80, gpus_per_node=8,

@@ -74,7 +74,9 @@ KV_CACHE_CAPACITY = Table(
         text("origin", "served (a model x GPU of core.llm_serving_runs) or reference (a "
              "model of llm_models.csv on one GPU of gpus.csv).", nullable=False,
              checks=(Check.isin(["served", "reference"]),)),
-        text("model", "Model label (core.llm_serving_runs.model, or the reference name).",
+        text("model", "The served model's canonical name (core.llm_serving_runs."
+             "canonical_model: one row set per model, whatever the harnesses called it), or "
+             "the reference name.",
              nullable=False),
         text("architecture", "The llm_models.csv row the label matched; NULL: none did."),
         text("gpu_model", "GPU model."),
@@ -85,7 +87,8 @@ KV_CACHE_CAPACITY = Table(
         text("weights_dtype", "Precision of the weights: the model name's (FP8, INT4, ...), "
              "else the runs' precision (the result file's, else run.yaml's), else bf16."),
         text("weights_dtype_source", "model name, file (the result file states its "
-             "precision: InferenceX, llm-d v0.1), run.yaml or default."),
+             "precision: InferenceX, llm-d v0.1), run.yaml, model alias (the alias table "
+             "names the checkpoint's precision) or default."),
         real("weight_bytes_per_parameter", "Bytes per parameter of weights_dtype (fp32 4, "
              "bf16/fp16 2, fp8/int8 1, int4 0.5).", domain=Domain(0, 8, "fp64 weights")),
         real("parameters_billions", "Parameters of the architecture, billions."),

@@ -72,13 +72,20 @@ LLM_SERVING_RUNS = Table(
              "last folder; else run.yaml 'model'."),
         text("model_as_written", "The model as the file wrote it (a hub id or a path)."),
         text("model_source", "file or run.yaml."),
+        text("canonical_model", "The model's one name (raw.reference_model_aliases): the "
+             "alias matching model, or the part after its last '/', without regard to case "
+             "or separators; model itself when no alias matches. The rules, the report's "
+             "charts and the chat plans group by it."),
+        flag("model_resolved", "True when an alias matched (canonical_model is the alias "
+             "table's); false: canonical_model is the model as written.", nullable=False),
         text("engine_version", "Serving engine version where the file records it."),
         text("tool_version", "Benchmark client version where the file records it."),
         text("dataset", "Prompt dataset (sharegpt, random, ...)."),
         text("system", "Server name (run.yaml 'system')."),
         text("precision", "Numeric precision of the served weights, lower-cased (fp8, int4, "
-             "bf16, ...): the file's (InferenceX, llm-d), else run.yaml 'precision'."),
-        text("precision_source", "file or run.yaml."),
+             "bf16, ...): the file's (InferenceX, llm-d), else run.yaml 'precision', else "
+             "the precision its model alias names (an FP8 checkpoint: fp8)."),
+        text("precision_source", "file, run.yaml or model alias."),
         text("gpu_model", "GPU model: the file's metadata, else run.yaml 'gpu_model'."),
         text("gpu_model_source", "file or run.yaml."),
         integer("gpus", "GPUs serving one instance of the model: the file, run.yaml 'gpus', "
@@ -135,9 +142,14 @@ LLM_SERVING_RUNS = Table(
 )
 
 _SWEEP = (
-    text("model", "Model label (core.llm_serving_runs.model).", nullable=False),
+    text("model", "Model label as the sweep's runs wrote it (core.llm_serving_runs.model), "
+         "';'-separated when they spell it differently.", nullable=False),
+    text("canonical_model", "The model's one name (core.llm_serving_runs.canonical_model): "
+         "the sweeps group by it.", nullable=False),
     text("gpu_model", "GPU model."),
     integer("gpus", "GPUs serving one instance of the model."),
+    text("precision", "Precision of the served weights (core.llm_serving_runs.precision): "
+         "an FP8 checkpoint is its own sweep of the same canonical model."),
     text("tool", "Benchmark client."),
     text("backend", "Serving backend."),
     text("load_kind", "concurrency (a sweep of max concurrency) or request_rate (a sweep of "
@@ -147,9 +159,11 @@ _SWEEP = (
 
 LLM_SERVING_OPTIMAL = Table(
     "sizing", "llm_serving_optimal",
-    "The LLM serving rule, per sweep (model x GPU x GPU count x client x backend x load "
-    "kind) and chat SLO policy (raw.llm_slo_policies, plus 'none'). A level meets a policy "
-    "when both its TTFT and its TPOT at the policy's percentile are within the limits. "
+    "The LLM serving rule, per sweep (canonical model x GPU x GPU count x precision x "
+    "client x backend x load kind) and chat SLO policy (raw.llm_slo_policies, plus "
+    "'none'); harnesses names every client with a sweep of the model on the GPU. A level "
+    "meets a policy when both its TTFT and its TPOT at the policy's percentile are within "
+    "the limits. "
     "max_load_within_slo is the highest measured load meeting the SLO (the capacity of one "
     "instance at that SLO); knee_load the smallest load meeting the SLO that reaches "
     "knee_fraction of the best output throughput among loads meeting it (beyond it, more "
@@ -193,6 +207,9 @@ LLM_SERVING_OPTIMAL = Table(
         text("rule", "The rule as applied, with the numbers."),
         text("reason", "Why no load meets the policy (then the load columns are NULL)."),
         text("source_files", "Runs of the sweep, ';'-separated.", nullable=False),
+        text("harnesses", "Benchmark clients (tool) with a sweep of this canonical model on "
+             "this GPU model, ';'-separated: the sweeps a chat plan of the model chooses "
+             "among, this one included.", nullable=False),
     ),
     lineage=False,
 )

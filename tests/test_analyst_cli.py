@@ -90,19 +90,19 @@ def query_columns(warehouse: Path) -> list[str]:
 
 
 def test_markdown_rounds_floats_and_prints_whole_ones_as_integers(warehouse, capsys):
-    """The sample's chat plan: 32.0 requests per instance, 1796.254879 output tokens/s per
-    instance (sizing.llm_capacity_plan). People read 32 and 1796; CSV and --wide keep the
-    value."""
+    """The sample's chat plan: 64.0 requests per instance, 6070.34593536677 output tokens/s
+    per instance (sizing.llm_capacity_plan). People read 64 and 6070; CSV and --wide keep
+    the value."""
     sql = ("SELECT load_at_slo, output_tokens_per_s_per_instance, gpus "
            "FROM sizing.llm_capacity_plan")
     _, text, _ = query(warehouse, capsys, sql, "--format", "markdown")
-    assert text.splitlines()[2] == "| 32 | 1796 | 6 |"
+    assert text.splitlines()[2] == "| 64 | 6070 | 2 |"
     _, text, _ = query(warehouse, capsys, sql)
-    assert text.splitlines()[2] == "| 32 | 1796 | 6 |"
+    assert text.splitlines()[2] == "| 64 | 6070 | 2 |"
     _, text, _ = query(warehouse, capsys, sql, "--wide")
-    assert text.splitlines()[2] == "| 32 | 1796.254879 | 6 |"
+    assert text.splitlines()[2] == "| 64 | 6070.34593536677 | 2 |"
     _, text, _ = query(warehouse, capsys, sql, "--format", "csv")
-    assert text.splitlines()[1] == "32.0,1796.254879,6"
+    assert text.splitlines()[1] == "64.0,6070.34593536677,2"
 
 
 @pytest.mark.parametrize("sql, refusal", [

@@ -158,14 +158,16 @@ COMPARED = ("SELECT model, gpu_model, gpus, tool, gpu_memory_source, kv_dtype, c
 def test_the_sample_sweeps_against_their_kv_bound(sample):
     # Llama-3.1-8B in bf16 on 80 GB: 411,529 tokens (above); the sweeps send 1,024 input +
     # 256 output tokens: 411,529 / 1,280 = 321.5 -> 321 sequences. vLLM (H100) and AIPerf
-    # (A100) saturate at 64, their highest level; GenAI-Perf's llama3_8b (the alias) at 32
+    # (A100) saturate at 64, their highest level; GenAI-Perf's llama3_8b (an alias of the
+    # same canonical model: raw/reference/model_aliases.csv) at 32
     # (throughput 24 x c / sqrt(c^2 + 10^2): 22.90 at 32 >= 0.95 x 23.71 at 64).
     assert query(sample, COMPARED + " ORDER BY tool") == [
         (LLAMA_8B, "A100-80GB", 1, "aiperf", "gpu_model name", "bf16", 1280.0, 411_529, 321,
          64.0, 64.0, "compute-bound"),
-        ("llama3_8b", "H100-80GB", 1, "genai_perf", "run.yaml", "bf16", 1280.0, 411_529, 321,
+        (LLAMA_8B, "H100-80GB", 1, "genai_perf", "run.yaml", "bf16", 1280.0, 411_529, 321,
          32.0, 64.0, "compute-bound"),
-        (LLAMA_8B, "H100-80GB", 1, "vllm", "reference/gpus.csv", "bf16", 1280.0, 411_529, 321,
+        # one instance with GenAI-Perf's runs, whose run.yaml states the GPU memory
+        (LLAMA_8B, "H100-80GB", 1, "vllm", "run.yaml", "bf16", 1280.0, 411_529, 321,
          64.0, 64.0, "compute-bound")]
     (sentence,) = query(sample, "SELECT comparison FROM sizing.kv_cache_capacity "
                                 "WHERE agreement IS NOT NULL AND tool = 'vllm'")[0]

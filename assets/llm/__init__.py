@@ -17,7 +17,8 @@ DOMAIN = Domain(
              "inference_perf_prometheus_json", "inferencex_agg_json",
              "llm_d_benchmark_report_yaml", "aiconfigurator_silicon_csv",
              "trtllm_bench_report_json", "nvidia_smi_csv", "amd_smi_energy_csv",
-             "amd_smi_static_json", "reference_llm_models", "llm_slo_policies"),
+             "amd_smi_static_json", "reference_llm_models", "reference_model_aliases",
+             "llm_slo_policies"),
     report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY),
     report_sections=("llm:llm_serving",),
 )

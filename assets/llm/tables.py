@@ -19,6 +19,7 @@ from schemas.llm import (
 )
 from schemas.llm_serving import LLM_SERVING_REQUESTS
 from schemas.llm_serving import LLM_SERVING_RUNS as RAW_SERVING_RUNS
+from schemas.model_aliases import REFERENCE_MODEL_ALIASES
 from schemas.scenarios import CAPACITY_SCENARIOS
 from schemas.sizing import CAPACITY_PLAN_ISSUES, CAPACITY_PLAN_SUMMARY
 from transforms.llm.tables import build_optimal, build_plans, build_runs, build_totals
@@ -31,7 +32,7 @@ CHECK_LABELLED = "runs_feeding_rules_name_their_gpu"
 E2E_TOLERANCE = 1 + PRINTED_SLACK
 
 # the ledger too: rows of files gone from disk are left out (assets/derived.py)
-_INPUTS = (RAW_SERVING_RUNS, GENAI_PERF, FILE_CONTEXT, INGESTED_FILES)
+_INPUTS = (RAW_SERVING_RUNS, GENAI_PERF, FILE_CONTEXT, REFERENCE_MODEL_ALIASES, INGESTED_FILES)
 
 
 @dg.asset(**table_asset(LLM_SERVING_RUNS, _INPUTS, DOMAIN))
@@ -49,7 +50,8 @@ def llm_serving_optimal(context: dg.AssetExecutionContext, warehouse: Warehouse,
 
 
 @dg.asset(**table_asset(
-    LLM_CAPACITY_PLAN, (LLM_SERVING_OPTIMAL, CAPACITY_SCENARIOS, LLM_SLO_POLICIES), DOMAIN))
+    LLM_CAPACITY_PLAN, (LLM_SERVING_OPTIMAL, CAPACITY_SCENARIOS, LLM_SLO_POLICIES,
+                        REFERENCE_MODEL_ALIASES), DOMAIN))
 def llm_capacity_plan(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [LLM_CAPACITY_PLAN],
                        lambda store: build_plans(store)[1])

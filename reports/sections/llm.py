@@ -13,9 +13,11 @@ from reports.data import has_rows, read, text
 from reports.html import Col, Section, details, number, paragraph, table
 from store.store import Store
 
-RUNS = ("model", "gpu_model", "gpus", "tool", "backend", "concurrency",
-        "output_tokens_per_s_per_gpu", "ttft_p99_ms", "tpot_p99_ms", "source_file")
-OPTIMAL = ("model", "gpu_model", "gpus", "tool", "load_kind", "slo_policy", "slo_percentile",
+RUNS = ("model", "canonical_model", "model_resolved", "gpu_model", "gpus", "precision", "tool",
+        "backend", "concurrency", "output_tokens_per_s_per_gpu", "ttft_p99_ms", "tpot_p99_ms",
+        "source_file")
+OPTIMAL = ("model", "canonical_model", "gpu_model", "gpus", "precision", "tool", "harnesses",
+           "load_kind", "slo_policy", "slo_percentile",
            "max_ttft_ms", "max_tpot_ms", "levels_measured", "levels_within_slo",
            "max_load_within_slo", "output_tokens_per_s_per_gpu", "ttft_at_slo_ms",
            "tpot_at_slo_ms", "knee_load", "goodput_per_s", "reason", "source_files")
@@ -36,7 +38,7 @@ TO_ADD = ("Add vLLM (`vllm bench serve --save-result`), SGLang (bench_serving JS
 def llm_serving(store: Store) -> Section:
     section = Section("llm-serving", "LLM serving: chat capacity within the SLO")
     runs = read(store, "core", "llm_serving_runs", RUNS,
-                order_by=["model", "gpu_model", "tool", "concurrency"])
+                order_by=["canonical_model", "gpu_model", "tool", "concurrency"])
     if not has_rows(runs):
         return section.no_data("no LLM serving runs (core.llm_serving_runs)", TO_ADD)
     assert runs is not None
@@ -53,13 +55,19 @@ def llm_serving(store: Store) -> Section:
         "per second per GPU against the 99th-percentile time to first token. Dashed lines are "
         "the TTFT limits of the p99 chat policies; a policy also limits the time per output "
         "token, which the table below applies."))
-    section.grid([_curve(model, sweeps.filter(pl.col("model") == model), limits)
-                  for model in sorted(set(sweeps["model"].drop_nulls().to_list()))])
+    # one chart per model whatever each harness called it; each harness its own series
+    section.grid([_curve(model, sweeps.filter(pl.col("canonical_model") == model), limits)
+                  for model in sorted(set(sweeps["canonical_model"].drop_nulls().to_list()))])
+    _unresolved(section, runs)
     optimal = read(store, "sizing", "llm_serving_optimal", OPTIMAL,
-                   order_by=["model", "gpu_model", "tool", "load_kind", "slo_policy"])
+                   order_by=["canonical_model", "gpu_model", "tool", "load_kind",
+                             "slo_policy"])
     if has_rows(optimal):
         section.add("<h3>Highest load within each chat SLO</h3>", table(optimal, [
-            Col("model"), Col("gpu_model", "GPU"), Col("gpus", "GPUs"), Col("tool", "sweep"),
+            Col("canonical_model", "model"), Col("model", "as written"),
+            Col("gpu_model", "GPU"), Col("gpus", "GPUs"),
+            Col("precision", format=lambda v: text(v, "")), Col("tool", "sweep"),
+            Col("harnesses", "harnesses of the model on this GPU", format=text),
             Col("slo_policy", "SLO policy", format=text),
             Col("max_load_within_slo", "max load within SLO"),
             Col("output_tokens_per_s_per_gpu", "output tokens/s per GPU"),
@@ -75,6 +83,17 @@ def llm_serving(store: Store) -> Section:
         Col("source_file", "evidence (file)", format=lambda v: text(v, ""),
             cls="evidence")])))
     return section
+
+
+def _unresolved(section: Section, runs: pl.DataFrame) -> None:
+    """Names the alias table does not know: their sweeps meet no other spelling's."""
+    unknown = sorted(set(runs.filter(~pl.col("model_resolved"))["model"].drop_nulls()
+                         .to_list()))
+    if unknown:
+        section.add(paragraph(
+            f"Models not in the alias table ({len(unknown)}): {', '.join(unknown)}. Each is "
+            "its own model here; add its spellings to raw/reference/model_aliases.csv "
+            "(alias, canonical_model, precision) to join it to another harness's sweeps."))
 
 
 def _kv_cache(section: Section, store: Store) -> None:
@@ -133,9 +152,11 @@ def _plans(section: Section, store: Store) -> None:
 
 @memo
 def _curve(model: str, rows: pl.DataFrame, limits: list[dict]) -> charts.Plot:
+    # a series per harness, GPU setup and precision (an FP8 checkpoint is its own curve)
     data = rows.with_columns(sweep=pl.concat_str(
         [pl.col("tool"), pl.lit(" · "), pl.col("gpu_model").fill_null("?"), pl.lit(" x"),
-         pl.col("gpus").cast(pl.String).fill_null("?")])).select(
+         pl.col("gpus").cast(pl.String).fill_null("?"),
+         (pl.lit(" · ") + pl.col("precision")).fill_null("")])).select(
         "sweep", "concurrency", "ttft_p99_ms", "tpot_p99_ms", "output_tokens_per_s_per_gpu")
     tooltip = [alt.Tooltip("sweep:N"), alt.Tooltip("concurrency:Q"),
                alt.Tooltip("ttft_p99_ms:Q", title="p99 TTFT (ms)", format=",.4~r"),

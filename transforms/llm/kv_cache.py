@@ -148,7 +148,8 @@ def weights_dtype(label: str, precisions: list[str | None],
     if said:
         dtype = sorted(said.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
         whose = {s for p, s in zip(precisions, sources or [], strict=False) if p == dtype}
-        return dtype, "file" if whose == {"file"} else "run.yaml"
+        alone = whose.pop() if len(whose) == 1 else None
+        return dtype, alone if alone in ("file", "model alias") else "run.yaml"
     return DEFAULT_WEIGHTS, "default"
 
 
@@ -334,7 +335,9 @@ def build_kv_cache(store: Store, utilization: float = GPU_MEMORY_UTILIZATION,
         gpus_csv.setdefault(g["gpu_model"], Memory(g["memory_gb"], "reference/gpus.csv",
                                                    g["source_file"]))
     runs = store.query(
-        f"SELECT r.source_file, r.model, r.gpu_model, r.gpus, r.tool, r.backend, r.precision, "
+        # one model whatever its spelling (canonical_model), its FP8 checkpoint apart
+        f"SELECT r.source_file, r.canonical_model AS model, r.model AS label, r.gpu_model, "
+        "r.gpus, r.tool, r.backend, r.precision, "
         "r.precision_source, "
         "r.concurrency, r.mean_input_tokens, r.mean_output_tokens, fc.gpu_memory_gb, "
         "fc.tags ->> '$.kv_cache_dtype' AS kv_cache_dtype "
@@ -343,18 +346,21 @@ def build_kv_cache(store: Store, utilization: float = GPU_MEMORY_UTILIZATION,
         "ORDER BY r.source_file, r.run_index").rows(named=True)
     sweeps = store.query(
         f"SELECT * FROM {LLM_SERVING_OPTIMAL.qualified} WHERE slo_policy = 'none' "
-        "AND load_kind = 'concurrency' ORDER BY model, gpu_model, gpus, tool, backend"
+        "AND load_kind = 'concurrency' ORDER BY canonical_model, gpu_model, gpus, precision, "
+        "tool, backend"
     ).rows(named=True)
     served: dict[tuple, list[dict]] = defaultdict(list)
     for run in runs:
-        served[(run["model"], run["gpu_model"], run["gpus"])].append(run)
+        dtype = weights_dtype(run["label"] or "", [run["precision"]])[0]
+        served[(run["model"], run["gpu_model"], run["gpus"], dtype)].append(run)
     rows, instances = _served(served, known, gpus_csv, tunables)
     for sweep in sweeps:
-        sweep_key = (sweep["model"], sweep["gpu_model"], sweep["gpus"])
+        sweep_key = (sweep["canonical_model"], sweep["gpu_model"], sweep["gpus"],
+                     weights_dtype(sweep["model"], [sweep["precision"]])[0])
         if sweep_key in instances:  # else its model, GPU or memory is unknown: a row says so
             rows += _sweep_rows(instances[sweep_key], sweep, served[sweep_key],
                                 kv_bound_tolerance)
-    taken = {(m, g, n, i.weights_dtype) for (m, g, n), i in instances.items()}
+    taken = {(m, g, n, i.weights_dtype) for (m, g, n, _), i in instances.items()}
     rows += _reference(list(dict.fromkeys(known[m["model"].lower()] for m in models)),
                        gpus_csv, tunables, taken)
     return replace_validated(store, KV_CACHE_CAPACITY, to_frame(KV_CACHE_CAPACITY, rows))
@@ -363,11 +369,12 @@ def build_kv_cache(store: Store, utilization: float = GPU_MEMORY_UTILIZATION,
 def _served(served: dict[tuple, list[dict]], known: dict[str, Architecture],
             gpus_csv: dict[str, Memory], tunables: Tunables
             ) -> tuple[list[dict], dict[tuple, Instance]]:
-    """Rows of every model x GPU x GPU count served, and the instances that could be sized.
+    """Rows of every model x GPU x GPU count x weights dtype served (an FP8 checkpoint apart
+    from its model in bf16), and the instances that could be sized.
     GPU memory: run.yaml gpu_memory_gb, else reference/gpus.csv, else the name's '-80GB'."""
     rows: list[dict] = []
     instances: dict[tuple, Instance] = {}
-    for (model, gpu_model, gpus), group in served.items():
+    for (model, gpu_model, gpus, dtype), group in served.items():
         files = sorted({r["source_file"] for r in group})
         arch = match(model, known)
         said = [r["gpu_memory_gb"] for r in group if r["gpu_memory_gb"]]
@@ -383,13 +390,13 @@ def _served(served: dict[tuple, list[dict]], known: dict[str, Architecture],
             reason = (f"the memory of a {gpu_model} is unknown: add it to reference/gpus.csv, "
                       "or gpu_memory_gb to run.yaml")
         else:
-            dtype, source = weights_dtype(model, [r["precision"] for r in group],
+            dtype, source = weights_dtype(_labels(group), [r["precision"] for r in group],
                                           [r["precision_source"] for r in group])
             instance = Instance("served", model, arch, gpu_model, gpus, memory, dtype, source,
                                 tunables.utilization, tunables.overhead_gb_per_gpu,
                                 ";".join(sorted({arch.source_file, memory.source_file, *files}
                                                 - {""})))
-            instances[(model, gpu_model, gpus)] = instance
+            instances[(model, gpu_model, gpus, dtype)] = instance
             rows += instance.fixed_contexts()
             continue
         rows.append(not_computable("served", model, gpu_model, gpus, reason, arch,
@@ -410,8 +417,14 @@ def _sweep_rows(instance: Instance, sweep: dict, served: list[dict], tolerance: 
             "the sweep records no input and output lengths to size its sequences",
             instance.arch, sweep["source_files"]),
             "context": SWEEP_CONTEXT, "tool": sweep["tool"], "backend": sweep["backend"]}]
-    served_kv = serving_kv_dtype(instance.model, [r["kv_cache_dtype"] for r in group])
+    served_kv = serving_kv_dtype(_labels(group), [r["kv_cache_dtype"] for r in group])
     return compare(instance, sweep, sum(lengths) / len(lengths), served_kv, tolerance)
+
+
+def _labels(group: list[dict]) -> str:
+    """The group's model names as written, ';'-joined: a name-borne precision or KV scheme
+    (-FP8, -FP8-KV) of any of them is the group's, the group being one precision."""
+    return ";".join(sorted({r["label"] for r in group if r["label"]}))
 
 
 def _reference(architectures: list[Architecture], gpus_csv: dict[str, Memory],

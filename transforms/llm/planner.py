@@ -85,8 +85,8 @@ def plan_chat(demands: Sequence[ChatDemand], gpu_model: str, gpus_per_server: in
     explanation = (
         (f"{len(demands)} demands of {model} planned together: " if len(demands) > 1 else "")
         + f"{' + '.join(whats)} = {tokens_per_s:,.0f} output tokens/s. {best['tool']} sweep "
-        f"of {model} on {gpus_per_instance}x {gpu_model} ({best['levels_measured']} "
-        f"levels): under {slo_policy!r} the highest level within is "
+        f"of {model}{_as_written(model, best)} on {gpus_per_instance}x {gpu_model} "
+        f"({best['levels_measured']} levels): under {slo_policy!r} the highest level within is "
         f"{best['max_load_within_slo']:g} concurrent requests"
         + (f" (TTFT {best['ttft_at_slo_ms']:.4g} ms, TPOT {best['tpot_at_slo_ms']:.4g} ms)"
            if best["ttft_at_slo_ms"] is not None else "")
@@ -102,6 +102,12 @@ def plan_chat(demands: Sequence[ChatDemand], gpu_model: str, gpus_per_server: in
             "tpot_at_slo_ms": best["tpot_at_slo_ms"],
             "assumptions": "; ".join(dict.fromkeys(assumptions)) or None,
             "explanation": explanation, "source_files": best["source_files"], "reason": None}
+
+
+def _as_written(model: str, sweep: dict) -> str:
+    """The sweep's own spelling of the model, when it is not the demand's."""
+    written = sweep.get("model")
+    return f" (written {written})" if written and written != model else ""
 
 
 def _output_tokens_per_s(demand: ChatDemand, sweep: dict, assumptions: list[str]

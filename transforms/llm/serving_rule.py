@@ -18,7 +18,8 @@ from statistics import median
 
 from schemas.llm import STAT_OF_PERCENTILE
 
-SWEEP = ("model", "gpu_model", "gpus", "tool", "backend", "load_kind")
+# one harness's sweep of one model (whatever its spelling) at one precision on one GPU setup
+SWEEP = ("canonical_model", "gpu_model", "gpus", "precision", "tool", "backend", "load_kind")
 LEVEL_METRICS = ("output_tokens_per_s", "output_tokens_per_s_per_gpu",
                  "request_throughput_per_s", "mean_output_tokens",
                  *(f"{m}_{s}_ms" for m in ("ttft", "tpot") for s in STAT_OF_PERCENTILE.values()))
@@ -93,6 +94,8 @@ def apply(key: tuple, sweep: list[dict], slo: ChatSlo, knee_fraction: float,
     row = {**dict(zip(SWEEP, key, strict=True)), "slo_policy": slo.name,
            "slo_percentile": slo.percentile, "max_ttft_ms": slo.max_ttft_ms,
            "max_tpot_ms": slo.max_tpot_ms, "knee_fraction": knee_fraction,
+           "model": ";".join(sorted({r["model"] for lv in sweep for r in lv["runs"]
+                                     if r["model"] is not None})) or None,
            "levels_measured": len(sweep), "levels_within_slo": len(within),
            "source_files": ";".join(sorted({r["source_file"] for lv in sweep
                                             for r in lv["runs"]}))}
@@ -120,6 +123,16 @@ def apply(key: tuple, sweep: list[dict], slo: ChatSlo, knee_fraction: float,
                      f"within; highest {top['load']:g} {unit}; best {peak:.6g} tokens/s, "
                      f"knee at {knee['load']:g}"),
             "reason": None}
+
+
+def harnesses(rows: list[dict]) -> list[dict]:
+    """The rows with `harnesses`: every client with a sweep of the row's canonical model on
+    its GPU model, the sweeps a chat plan of that model chooses among."""
+    tools: dict[tuple, set[str]] = defaultdict(set)
+    for row in rows:
+        tools[(row["canonical_model"], row["gpu_model"])].add(row["tool"])
+    return [{**row, "harnesses": ";".join(sorted(tools[(row["canonical_model"],
+                                                        row["gpu_model"])]))} for row in rows]
 
 
 def _goodput_share(runs: list[dict], slo: ChatSlo,

@@ -13,18 +13,21 @@ from schemas.llm import (
     LLM_SLO_POLICIES,
 )
 from schemas.llm_serving import LLM_SERVING_REQUESTS
+from schemas.model_aliases import REFERENCE_MODEL_ALIASES
 from schemas.scenarios import CAPACITY_SCENARIOS
 from schemas.sizing import CAPACITY_PLAN_ISSUES, CAPACITY_PLAN_SUMMARY
 from schemas.spec import Table
 from store.store import Store
 from transforms.derived import replace_from_sql, replace_validated, to_frame
 from transforms.inference.optimal import Slo
+from transforms.llm.model_identity import resolver
 from transforms.llm.planner import ChatDemand, demanded, plan_chat
 from transforms.llm.scenario_total import scenario_total
-from transforms.llm.serving_rule import NO_LIMIT, ChatSlo, apply, levels
+from transforms.llm.serving_rule import NO_LIMIT, ChatSlo, apply, harnesses, levels
 
 
 def build_runs(store: Store, run_id: str) -> int:
+    store.ensure([REFERENCE_MODEL_ALIASES])
     return replace_from_sql(store, LLM_SERVING_RUNS, "llm_serving_runs", run_id)
 
 
@@ -44,18 +47,19 @@ def build_optimal(store: Store, knee_fraction: float) -> tuple[int, int]:
                          f"FROM {LLM_SERVING_REQUESTS.qualified}").iter_rows(named=True):
         requests[(q["source_file"], q["run_index"])].append(q)
     known = policies(store)
-    rows = [apply(key, sweep, slo, knee_fraction, requests)
-            for key, sweep in levels(runs).items() for slo in known]
+    rows = harnesses([apply(key, sweep, slo, knee_fraction, requests)
+                      for key, sweep in levels(runs).items() for slo in known])
     return replace_validated(store, LLM_SERVING_OPTIMAL,
                              to_frame(LLM_SERVING_OPTIMAL, rows))
 
 
 def sweep_options(store: Store, model: str, gpu_model: str, slo_policy: str) -> list[dict]:
-    """The concurrency sweeps of a model on a GPU model under a policy (rule rows)."""
-    return store.query(f"SELECT * FROM {LLM_SERVING_OPTIMAL.qualified} WHERE model = $1 AND "
-                       "gpu_model = $2 AND slo_policy = $3 AND load_kind = 'concurrency' "
-                       "ORDER BY tool, backend, gpus", [model, gpu_model, slo_policy]
-                       ).rows(named=True)
+    """The concurrency sweeps of a model (any of its aliases) on a GPU model under a policy
+    (rule rows), every harness's."""
+    return store.query(f"SELECT * FROM {LLM_SERVING_OPTIMAL.qualified} WHERE canonical_model "
+                       "= $1 AND gpu_model = $2 AND slo_policy = $3 AND load_kind = "
+                       "'concurrency' ORDER BY tool, backend, gpus, precision",
+                       [resolver(store)(model), gpu_model, slo_policy]).rows(named=True)
 
 
 def chat_plan(store: Store, demands: Sequence[ChatDemand], gpu_model: str,
@@ -72,9 +76,10 @@ def build_plans(store: Store) -> tuple[int, int]:
     demands = store.query(f"SELECT * FROM {CAPACITY_SCENARIOS.qualified} WHERE concurrent_users "
                           "IS NULL ORDER BY scenario, demand_index").rows(named=True)
     known = {p.name for p in policies(store)}
+    canonical = resolver(store)
     by_model: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for d in demands:
-        by_model[(d["scenario"], d["model"])].append(d)
+    for d in demands:  # two spellings of one model are one model's demands
+        by_model[(d["scenario"], canonical(d["model"]))].append(d)
     rows = []
     for group in by_model.values():
         d = group[0]

@@ -6,6 +6,10 @@
 -- beside the run's own file) is kept twice, and only one copy has feeds_rules. A run some
 -- of whose requests failed feeds no rule: its statistics cover the survivors only. An
 -- AIConfigurator silicon row (latency without throughput) feeds none either.
+-- The model is resolved to its canonical name through raw.reference_model_aliases (its
+-- alias_key: lower case, letters and digits only, as schemas/model_aliases.py
+-- model_key): the label whole, else the part after its last '/'; the alias's precision
+-- fills a run that states none.
 
 WITH
 serving AS (
@@ -88,6 +92,28 @@ labelled AS (
            END AS gpus_source
     FROM with_context
 ),
+aliases AS (  -- every alias, and every canonical name as its own alias; one row per key
+    SELECT alias_key, canonical_model, precision AS alias_precision FROM (
+        SELECT alias_key, canonical_model, precision, source_file, source_line
+        FROM raw.reference_model_aliases
+        UNION ALL
+        SELECT lower(regexp_replace(canonical_model, '[^A-Za-z0-9]', '', 'g')),
+               canonical_model, NULL, source_file, 0
+        FROM raw.reference_model_aliases)
+    QUALIFY row_number() OVER (PARTITION BY alias_key
+                               ORDER BY source_file, source_line) = 1
+),
+resolved AS (
+    SELECT l.*, coalesce(whole.canonical_model, base.canonical_model) AS alias_canonical,
+           CASE WHEN whole.canonical_model IS NOT NULL THEN whole.alias_precision
+                ELSE base.alias_precision END AS alias_precision
+    FROM labelled l
+    LEFT JOIN aliases whole
+      ON whole.alias_key = lower(regexp_replace(l.model_label, '[^A-Za-z0-9]', '', 'g'))
+    LEFT JOIN aliases base
+      ON base.alias_key = lower(regexp_replace(regexp_extract(l.model_label, '[^/]*$'),
+                                               '[^A-Za-z0-9]', '', 'g'))
+),
 judged AS (
     SELECT l.*,
            CASE
@@ -118,11 +144,15 @@ judged AS (
                THEN 'the InferenceX agg row of the same run (agg_' || l.stem || '.json) is '
                     || 'used: it states the GPUs, precision and parallelism this file lacks'
            END AS excluded_reason
-    FROM labelled l
+    FROM resolved l
 )
 SELECT source_file, run_index, tool, export_kind, backend, endpoint_type,
-       model_label AS model, model AS model_as_written, model_source, engine_version,
-       tool_version, dataset, system, precision_label AS precision, precision_source,
+       model_label AS model, model AS model_as_written, model_source,
+       coalesce(alias_canonical, model_label) AS canonical_model,
+       alias_canonical IS NOT NULL AS model_resolved, engine_version,
+       tool_version, dataset, system, coalesce(precision_label, alias_precision) AS precision,
+       CASE WHEN precision_label IS NOT NULL THEN precision_source
+            WHEN alias_precision IS NOT NULL THEN 'model alias' END AS precision_source,
        gpu_model_label AS gpu_model, gpu_model_source, gpus_label AS gpus, gpus_source,
        tensor_parallel, data_parallel, serving_mode, pipeline_parallel, expert_parallel,
        attention_data_parallel, prefill_workers, decode_workers, prefill_gpus, decode_gpus,
