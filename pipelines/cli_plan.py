@@ -27,7 +27,7 @@ from transforms.derived import to_frame
 from transforms.inference.optimal import NO_LIMIT, Slo
 from transforms.inference.planner import Demand, Plan, Scenario
 from transforms.inference.tables import measurements, plan_scenario
-from transforms.llm.deployment import Choice, choose_configuration, frontiers
+from transforms.llm.deployment import by_workload, choose_configuration, frontiers
 from transforms.llm.model_identity import resolver
 from transforms.llm.planner import DEFAULT_TOKENS_PER_USER_PER_MIN, ChatDemand, merged
 from transforms.llm.scenario_total import plural, scenario_total
@@ -201,21 +201,23 @@ def _chat_plans(store: Store, scenario: Scenario, chats: list[ChatDemand],
              for group in merged(chats)], known[slo_policy])
 
 
-def _configurations(store: Store, rows: list[dict], slo: ChatSlo) -> dict[str, Choice]:
-    """Per planned model, the measured configurations (sizing.llm_frontier) compared at the
-    SLO's interactivity (1000 / its TPOT limit; any when it has none)."""
+def _configurations(store: Store, rows: list[dict], slo: ChatSlo) -> dict[str, list[str]]:
+    """Per planned model, its measured configurations (sizing.llm_frontier) compared at the
+    SLO's interactivity (1000 / its TPOT limit; any when it has none), one line per
+    workload (input and output lengths)."""
     per_user = 1000.0 / slo.max_tpot_ms if slo.max_tpot_ms else 0.0
-    choices = {}
+    lines: dict[str, list[str]] = {}
     for row in rows:
-        found = frontiers(frontier_of(store, row["model"], row["gpu_model"])) \
-            if row["reason"] is None else []
-        if found:
-            choices[row["model"]] = choose_configuration(row["demand_output_tokens_per_s"],
-                                                         per_user, found)
-    return choices
+        if row["reason"] is not None:
+            continue
+        grouped = by_workload(frontiers(frontier_of(store, row["model"], row["gpu_model"])))
+        lines[row["model"]] = [
+            choose_configuration(row["demand_output_tokens_per_s"], per_user, found)
+            .line(workload if len(grouped) > 1 else "") for workload, found in grouped.items()]
+    return lines
 
 
-def _print_chat_plans(rows: list[dict], choices: dict[str, Choice]) -> None:
+def _print_chat_plans(rows: list[dict], choices: dict[str, list[str]]) -> None:
     planned = [r for r in rows if r["reason"] is None]
     print()
     print(f"LLM chat: {plural(sum(r['gpus'] for r in planned), 'GPU')}")
@@ -227,8 +229,8 @@ def _print_chat_plans(rows: list[dict], choices: dict[str, Choice]) -> None:
             say(f"{row['model']}: {row['explanation']}", "  ")
             if row["assumptions"]:
                 say(f"assumptions: {row['assumptions']}", "  ")
-            if row["model"] in choices:
-                say(choices[row["model"]].line(), "  ")
+            for line in choices.get(row["model"], []):
+                say(line, "  ")
         else:
             say(f"not planned: {row['model']}: {row['reason']}", "  ")
 

@@ -11,6 +11,7 @@ from transforms.llm.deployment import (
     MEASURED,
     Estimate,
     Frontier,
+    by_workload,
     choose_configuration,
     estimate,
     frontiers,
@@ -102,7 +103,8 @@ def test_disaggregated_wins_at_high_load(candidates):
     assert [(o.frontier.serving_mode, o.gpus) for o in choice.runners_up] == \
         [("aggregated", 32)]
     assert choice.line() == (
-        "Configurations: TP2 disaggregated 1P:3D (2+6 GPUs) fp8 sglang ISL 1024 OSL 1024: "
+        "Configurations at 100 tokens/s per user (median TPOT <= 10 ms; TTFT not checked): "
+        "TP2 disaggregated 1P:3D (2+6 GPUs) fp8 sglang ISL 1024 OSL 1024: "
         "16 GPUs = 4 prefill + 12 decode (chosen; measured at 200 tokens/s per GPU from 1 of "
         "2 frontier points (2 measured); 2 x 8 GPUs); TP4 aggregated (4 GPUs) fp8 sglang "
         "ISL 1024 OSL 1024: 32 GPUs (16 more GPUs)")
@@ -133,10 +135,19 @@ def test_beyond_the_last_point_is_extrapolated_and_flagged(candidates):
 def test_extrapolation_loses_to_a_configuration_measured_there():
     # at 70 per user: A extrapolates to 900 - 10 x 10 = 800 per GPU (1 GPU would do); B
     # interpolates to 160 per GPU, 640 per replica of 4 -> 2 replicas, 8 GPUs, and wins
-    a = Frontier("A", "aggregated", 1, None, None, 2, ((50.0, 1000.0), (60.0, 900.0)))
-    b = Frontier("B", "aggregated", 4, None, None, 2, ((50.0, 200.0), (100.0, 100.0)))
+    a = Frontier("A", "ISL 1 OSL 1", "aggregated", 1, None, None, 2,
+                 ((50.0, 1000.0), (60.0, 900.0)))
+    b = Frontier("B", "ISL 1 OSL 1", "aggregated", 4, None, None, 2,
+                 ((50.0, 200.0), (100.0, 100.0)))
     choice = choose_configuration(800.0, 70.0, [a, b])
     assert choice.chosen is not None
     assert (choice.chosen.frontier.configuration, choice.chosen.gpus) == ("B", 8)
     assert [(o.frontier.configuration, o.gpus) for o in choice.runners_up] == [("A", 1)]
     assert choice.line().endswith("A: 1 GPU (extrapolated beyond its measured points)")
+
+
+def test_configurations_compete_within_one_workload(candidates):
+    other = frontiers(frontier_rows([run(1, 4, 10.0, 400.0, configured_input_tokens=8192)]))
+    grouped = by_workload([*candidates, *other])
+    assert {w: len(f) for w, f in grouped.items()} == {"ISL 1024 OSL 1024": 2,
+                                                       "ISL 8192 OSL 1024": 1}

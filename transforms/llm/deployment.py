@@ -26,6 +26,7 @@ MEASURED, INTERPOLATED, EXTRAPOLATED = "measured", "interpolated", "extrapolated
 @dataclass(frozen=True)
 class Frontier:
     configuration: str
+    workload: str  # 'ISL 8192 OSL 1024': configurations compete only within one
     serving_mode: str | None
     gpus_per_replica: int
     prefill_gpus: int | None
@@ -67,8 +68,9 @@ class Choice:
     chosen: Option | None
     runners_up: tuple[Option, ...]
 
-    def line(self) -> str:
-        """'Configurations: A: 16 GPUs (chosen, ...); B: 24 GPUs (8 more)'."""
+    def line(self, workload: str = "") -> str:
+        """'Configurations (ISL 1024 OSL 1024) at 25 tokens/s per user (...): A: 16 GPUs
+        (chosen; ...); B: 24 GPUs (8 more GPUs)'."""
         parts = []
         if self.chosen is not None:
             parts.append(f"{self.chosen.frontier.configuration}: {_gpus(self.chosen)} "
@@ -77,7 +79,17 @@ class Choice:
             parts.append(f"{option.frontier.configuration}: "
                          + (f"{_gpus(option)} ({why_it_loses(option, self.chosen)})"
                             if option.gpus is not None else f"not served ({option.reason})"))
-        return "Configurations: " + "; ".join(parts)
+        return f"Configurations{f' ({workload})' if workload else ''} {self.target()}: " \
+            + "; ".join(parts)
+
+    def target(self) -> str:
+        """The interactivity compared at: the frontier's TPOT is the median, whatever the
+        SLO's percentile, and TTFT is not on it."""
+        per_user = self.min_output_tokens_per_s_per_user
+        if per_user <= 0:
+            return "at their most loaded measured points"
+        return (f"at {per_user:.4g} tokens/s per user (median TPOT <= {1000 / per_user:.4g} "
+                "ms; TTFT not checked)")
 
 
 def frontiers(rows: Iterable[dict]) -> list[Frontier]:
@@ -89,11 +101,28 @@ def frontiers(rows: Iterable[dict]) -> list[Frontier]:
     for _, group in sorted(by_configuration.items(), key=lambda kv: repr(kv[0])):
         first = group[0]
         found.append(Frontier(
-            first["configuration"], first["serving_mode"], int(first["gpus_per_replica"]), first["prefill_gpus"],
-            first["decode_gpus"], int(first["points_measured"]),
+            first["configuration"], workload(first), first["serving_mode"],
+            int(first["gpus_per_replica"]),
+            first["prefill_gpus"], first["decode_gpus"], int(first["points_measured"]),
             tuple(sorted((r["output_tokens_per_s_per_user"], r["output_tokens_per_s_per_gpu"])
                          for r in group))))
     return found
+
+
+def workload(row: dict) -> str:
+    """What the runs asked of the deployment: its configured lengths, else its dataset."""
+    if row["input_tokens"] or row["output_tokens"]:
+        return f"ISL {row['input_tokens'] or '?'} OSL {row['output_tokens'] or '?'}"
+    return f"dataset {row['dataset']}" if row["dataset"] else "lengths not stated"
+
+
+def by_workload(found: Iterable[Frontier]) -> dict[str, list[Frontier]]:
+    """The frontiers grouped by workload: a configuration measured on 8k-token prompts does
+    not compete with one measured on 1k-token prompts."""
+    grouped: dict[str, list[Frontier]] = defaultdict(list)
+    for f in found:
+        grouped[f.workload].append(f)
+    return dict(sorted(grouped.items()))
 
 
 def estimate(frontier: Frontier, per_user: float) -> Estimate | None:
