@@ -27,12 +27,13 @@ from transforms.derived import to_frame
 from transforms.inference.optimal import NO_LIMIT, Slo
 from transforms.inference.planner import Demand, Plan, Scenario
 from transforms.inference.tables import measurements, plan_scenario
+from transforms.llm.deployment import by_workload, choose_configuration, frontiers
 from transforms.llm.model_identity import resolver
 from transforms.llm.planner import DEFAULT_TOKENS_PER_USER_PER_MIN, ChatDemand, merged
 from transforms.llm.scenario_total import plural, scenario_total
 from transforms.llm.serving_rule import NO_LIMIT as NO_CHAT_LIMIT
 from transforms.llm.serving_rule import ChatSlo
-from transforms.llm.tables import chat_plan, policies
+from transforms.llm.tables import chat_plan, frontier_of, policies
 from transforms.tunables import KNEE_FRACTION
 
 # by importance, left to right: on a narrow terminal the last ones go first
@@ -125,6 +126,7 @@ def plan_command(args: argparse.Namespace) -> int:
                 _known(store, scenario)
                 result = plan_scenario(store, scenario, args.knee)
             chat_rows, chat_slo = _chat_plans(store, scenario, chats, args.chat_slo)
+            choices = _configurations(store, chat_rows, chat_slo)
         except StoreError as exc:  # a DuckDB file that is not (yet) a warehouse
             raise UsageError(f"cannot plan from warehouse {warehouse}: "
                              f"{one_line(exc)}; run `sizing ingest` first") from None
@@ -140,7 +142,7 @@ def plan_command(args: argparse.Namespace) -> int:
     if result:
         _print_plan(result)
     if chat_rows:
-        _print_chat_plans(chat_rows)
+        _print_chat_plans(chat_rows, choices)
     return 1 if total["lower_bound"] else 0
 
 
@@ -199,7 +201,23 @@ def _chat_plans(store: Store, scenario: Scenario, chats: list[ChatDemand],
              for group in merged(chats)], known[slo_policy])
 
 
-def _print_chat_plans(rows: list[dict]) -> None:
+def _configurations(store: Store, rows: list[dict], slo: ChatSlo) -> dict[str, list[str]]:
+    """Per planned model, its measured configurations (sizing.llm_frontier) compared at the
+    SLO's interactivity (1000 / its TPOT limit; any when it has none), one line per
+    workload (input and output lengths)."""
+    per_user = 1000.0 / slo.max_tpot_ms if slo.max_tpot_ms else 0.0
+    lines: dict[str, list[str]] = {}
+    for row in rows:
+        if row["reason"] is not None:
+            continue
+        grouped = by_workload(frontiers(frontier_of(store, row["model"], row["gpu_model"])))
+        lines[row["model"]] = [
+            choose_configuration(row["demand_output_tokens_per_s"], per_user, found)
+            .line(workload if len(grouped) > 1 else "") for workload, found in grouped.items()]
+    return lines
+
+
+def _print_chat_plans(rows: list[dict], choices: dict[str, list[str]]) -> None:
     planned = [r for r in rows if r["reason"] is None]
     print()
     print(f"LLM chat: {plural(sum(r['gpus'] for r in planned), 'GPU')}")
@@ -211,6 +229,8 @@ def _print_chat_plans(rows: list[dict]) -> None:
             say(f"{row['model']}: {row['explanation']}", "  ")
             if row["assumptions"]:
                 say(f"assumptions: {row['assumptions']}", "  ")
+            for line in choices.get(row["model"], []):
+                say(line, "  ")
         else:
             say(f"not planned: {row['model']}: {row['reason']}", "  ")
 

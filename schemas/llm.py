@@ -116,6 +116,10 @@ LLM_SERVING_RUNS = Table(
         integer("num_prompts", "Requests the client was asked to send."),
         integer("completed", "Requests completed."),
         integer("failed", "Requests failed."),
+        integer("configured_input_tokens", "Input length the run asked for, where the file "
+                "says (InferenceX isl, SGLang random_input_len, llm-d input_seq_len, ...)."),
+        integer("configured_output_tokens", "Output length the run asked for, where the "
+                "file says (InferenceX osl, SGLang random_output_len, ...)."),
         real("mean_input_tokens", "Mean input (prompt) tokens per request.",
              checks=(Check.ge(0), Check.le(1e8))),
         real("mean_output_tokens", "Mean output tokens per request.",
@@ -210,6 +214,67 @@ LLM_SERVING_OPTIMAL = Table(
         text("harnesses", "Benchmark clients (tool) with a sweep of this canonical model on "
              "this GPU model, ';'-separated: the sweeps a chat plan of the model chooses "
              "among, this one included.", nullable=False),
+    ),
+    lineage=False,
+)
+
+LLM_FRONTIER = Table(
+    "sizing", "llm_frontier",
+    "The throughput-interactivity frontier of each serving configuration (canonical model x "
+    "GPU model x engine x precision x speculative decoding x parallelism x serving mode and "
+    "prefill/decode split x configured input and output lengths): the measured points no "
+    "other point of the configuration beats on both output tokens/s per GPU and output "
+    "tokens/s per user. Dominated points are left out (points_measured counts them): the "
+    "planner interpolates along the frontier, which must fall as interactivity rises. Only "
+    "runs with feeds_rules. Interactivity is 1000 / median TPOT, else 1000 / mean TPOT, "
+    "else output tokens/s / concurrency (interactivity_source says which).",
+    (
+        text("configuration", "The configuration in words: 'TP8 EP8 DPA disaggregated "
+             "1P:3D fp8 sglang ISL 1024 OSL 1024'.", nullable=False),
+        text("canonical_model", "The model's one name (core.llm_serving_runs).",
+             nullable=False),
+        text("gpu_model", "GPU model."),
+        text("engine", "Serving engine (vllm, sglang, trtllm, ...)."),
+        text("precision", "Precision of the served weights."),
+        text("speculative_decoding", "Speculative-decoding method; NULL: none or unknown."),
+        integer("tensor_parallel", "Tensor-parallel size."),
+        integer("pipeline_parallel", "Pipeline-parallel size."),
+        integer("expert_parallel", "Expert-parallel size."),
+        flag("attention_data_parallel", "Data-parallel attention (DP attention)."),
+        text("serving_mode", "aggregated or disaggregated; NULL when the file does not say."),
+        integer("prefill_workers", "Prefill workers of a disaggregated deployment."),
+        integer("decode_workers", "Decode workers of a disaggregated deployment."),
+        integer("prefill_gpus", "GPUs serving prefill, all prefill workers together."),
+        integer("decode_gpus", "GPUs serving decode, all decode workers together."),
+        integer("gpus_per_replica", "GPUs of one deployment as measured: prefill_gpus + "
+                "decode_gpus when disaggregated, else gpus.", nullable=False,
+                checks=_POSITIVE),
+        integer("input_tokens", "Configured input length; NULL: the dataset's own."),
+        integer("output_tokens", "Configured output length; NULL: the dataset's own."),
+        text("dataset", "Prompt dataset, where the run says (configurations without "
+             "configured lengths are told apart by it)."),
+        integer("points_measured", "Measured points of the configuration (load levels, "
+                "each run a point), dominated ones included.", nullable=False,
+                checks=_POSITIVE),
+        integer("points_on_frontier", "Of them, points on the frontier.", nullable=False,
+                checks=_POSITIVE),
+        integer("point_index", "Position along the frontier, from 1 at the highest "
+                "interactivity.", nullable=False, checks=_POSITIVE),
+        real("output_tokens_per_s_per_user", "Interactivity: output tokens/s one user "
+             "receives.", nullable=False, checks=_POSITIVE),
+        real("output_tokens_per_s_per_gpu", "Output tokens/s of the deployment / "
+             "gpus_per_replica.", nullable=False, checks=_POSITIVE),
+        real("output_tokens_per_s", "Output tokens/s of the deployment.", nullable=False,
+             checks=_POSITIVE),
+        text("interactivity_source", "tpot_median, tpot_mean or throughput/concurrency.",
+             nullable=False, checks=(Check.isin(["tpot_median", "tpot_mean",
+                                                 "throughput/concurrency"]),)),
+        real("concurrency", "Max concurrency of the run."),
+        real("tpot_median_ms", "Median TPOT of the run, ms.", checks=NON_NEGATIVE),
+        real("ttft_median_ms", "Median TTFT of the run, ms.", checks=NON_NEGATIVE),
+        text("tool", "Benchmark client of the run."),
+        text("source_file", "File of the run.", nullable=False),
+        integer("run_index", "Run within the file.", nullable=False),
     ),
     lineage=False,
 )

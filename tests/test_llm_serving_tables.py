@@ -22,7 +22,13 @@ from samples.generate import LLM_SLO_YAML, run_yaml, write
 from store.store import Store, connect
 from tests.conftest import query
 from tests.parsers.test_llm_serving_fixtures import vllm
-from transforms.llm.tables import build_optimal, build_plans, build_runs, build_totals
+from transforms.llm.tables import (
+    build_frontier,
+    build_optimal,
+    build_plans,
+    build_runs,
+    build_totals,
+)
 
 VLLM = "llm_serving/h100-sxm-01/vllm-llama3.1-8b/"
 AIPERF = "llm_serving/a100-sxm-02/aiperf-llama3.1-8b/"
@@ -240,6 +246,7 @@ def planned(tmp_path_factory) -> Path:
     store = Store(connect(warehouse))
     try:
         build_plans(store)
+        build_frontier(store)
     finally:
         store.con.close()
     return warehouse
@@ -304,6 +311,15 @@ def test_sizing_plan_takes_chat_users_from_the_command_line(planned, capsys):
     # 2,000 x 300 / 60 = 10,000 tokens/s over 1,796 per instance: 6 instances of 1 GPU
     assert "10,000 / 1,796 -> 6 instances x 1 GPU = 6 GPUs, 1 server(s) of 8" in out
     assert "300 output tokens per user per minute (default)" in out
+    # the frontier at 1000 / 40 = 25 tokens/s per user: all 7 levels are faster for each
+    # user, so the most loaded one: 10,000 / 2,193 per GPU -> 5 GPUs (by its median TPOT;
+    # the SLO's p99 TPOT and TTFT above hold the serving rule to 6)
+    per_gpu = vllm_sample(64)["output_throughput"]
+    assert round(per_gpu) == 2193
+    (line,) = [x for x in out.splitlines() if x.startswith("Configurations")]
+    assert line == ("Configurations at 25 tokens/s per user (median TPOT <= 40 ms; TTFT not "
+                    "checked): (1 GPU) bf16: 5 GPUs (chosen; measured at 2,193 tokens/s per "
+                    "GPU from 1 of 7 frontier points (7 measured); 5 x 1 GPU)")
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -13,6 +13,7 @@ from schemas.ledger import INGESTED_FILES
 from schemas.llm import (
     CAPACITY_PLAN_TOTAL,
     LLM_CAPACITY_PLAN,
+    LLM_FRONTIER,
     LLM_SERVING_OPTIMAL,
     LLM_SERVING_RUNS,
     LLM_SLO_POLICIES,
@@ -22,7 +23,13 @@ from schemas.llm_serving import LLM_SERVING_RUNS as RAW_SERVING_RUNS
 from schemas.model_aliases import REFERENCE_MODEL_ALIASES
 from schemas.scenarios import CAPACITY_SCENARIOS
 from schemas.sizing import CAPACITY_PLAN_ISSUES, CAPACITY_PLAN_SUMMARY
-from transforms.llm.tables import build_optimal, build_plans, build_runs, build_totals
+from transforms.llm.tables import (
+    build_frontier,
+    build_optimal,
+    build_plans,
+    build_runs,
+    build_totals,
+)
 
 CHECK_TTFT_WITHIN_E2E = "ttft_within_end_to_end"
 CHECK_FAILED_WITHOUT_LATENCY = "failed_runs_have_no_latency"
@@ -47,6 +54,12 @@ def llm_serving_optimal(context: dg.AssetExecutionContext, warehouse: Warehouse,
                         rules: SizingRules):
     yield from rebuild(context, warehouse, [LLM_SERVING_OPTIMAL],
                        lambda store: build_optimal(store, rules.knee_fraction)[1])
+
+
+@dg.asset(**table_asset(LLM_FRONTIER, (LLM_SERVING_RUNS,), DOMAIN))
+def llm_frontier(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    yield from rebuild(context, warehouse, [LLM_FRONTIER],
+                       lambda store: build_frontier(store)[1])
 
 
 @dg.asset(**table_asset(

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from schemas.llm import (
     CAPACITY_PLAN_TOTAL,
     LLM_CAPACITY_PLAN,
+    LLM_FRONTIER,
     LLM_SERVING_OPTIMAL,
     LLM_SERVING_RUNS,
     LLM_SLO_POLICIES,
@@ -20,6 +21,7 @@ from schemas.spec import Table
 from store.store import Store
 from transforms.derived import replace_from_sql, replace_validated, to_frame
 from transforms.inference.optimal import Slo
+from transforms.llm.frontier import frontier_rows
 from transforms.llm.model_identity import resolver
 from transforms.llm.planner import ChatDemand, demanded, plan_chat
 from transforms.llm.scenario_total import scenario_total
@@ -51,6 +53,23 @@ def build_optimal(store: Store, knee_fraction: float) -> tuple[int, int]:
                       for key, sweep in levels(runs).items() for slo in known])
     return replace_validated(store, LLM_SERVING_OPTIMAL,
                              to_frame(LLM_SERVING_OPTIMAL, rows))
+
+
+def build_frontier(store: Store) -> tuple[int, int]:
+    """sizing.llm_frontier from the runs that feed rules."""
+    runs = store.query(f"SELECT * FROM {LLM_SERVING_RUNS.qualified} WHERE feeds_rules "
+                       "ORDER BY source_file, run_index").rows(named=True)
+    return replace_validated(store, LLM_FRONTIER, to_frame(LLM_FRONTIER, frontier_rows(runs)))
+
+
+def frontier_of(store: Store, model: str, gpu_model: str) -> list[dict]:
+    """The frontier rows of a model (any of its aliases) on a GPU model; none when the
+    warehouse predates the table."""
+    if LLM_FRONTIER.key not in store.table_keys():
+        return []
+    return store.query(f"SELECT * FROM {LLM_FRONTIER.qualified} WHERE canonical_model = $1 "
+                       "AND gpu_model = $2 ORDER BY configuration, point_index",
+                       [resolver(store)(model), gpu_model]).rows(named=True)
 
 
 def sweep_options(store: Store, model: str, gpu_model: str, slo_policy: str) -> list[dict]:
