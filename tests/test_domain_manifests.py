@@ -61,7 +61,7 @@ def test_the_report_depends_on_what_the_manifests_say_it_reads():
     assert {k.to_user_string() for k in report.parent_keys} == {
         "raw/ingested_files", "raw/quarantine", "raw/ingestion_runs", "raw/llm_slo_policies",
         *derived} - {"core/mlperf_checkpointing"}
-    assert len(REPORT_READS) == 33
+    assert len(REPORT_READS) == 34
 
 
 def test_every_asset_belongs_to_one_domain():

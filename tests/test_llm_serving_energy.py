@@ -12,6 +12,8 @@ import pytest
 
 from assets.llm.energy import joules_per_output_token_positive
 from assets.resources import Warehouse
+from reports.html import Section
+from reports.sections.llm_energy import energy_per_token
 from store.store import Store, connect
 from tests.conftest import query
 from tests.fixtures import FIXTURES
@@ -153,3 +155,18 @@ def test_samples_covering_half_the_window_give_no_energy(warehouse):
 
 def test_every_energy_per_token_is_positive(warehouse):
     assert joules_per_output_token_positive(Warehouse(path=str(warehouse))).passed
+
+
+def test_the_report_shows_energy_per_token_per_model_and_gpu(warehouse):
+    store = Store(connect(warehouse, read_only=True))
+    try:
+        section = Section("llm", "LLM")
+        energy_per_token(section, store)
+    finally:
+        store.con.close()
+    html = "".join(p for p in section.parts if isinstance(p, str))
+    # three runs with energy; the reset and the half-covered run have none
+    assert "Energy per output token" in html and "2 run(s) with telemetry" in html
+    # per model, GPU and source: J per output token (median, min, max), then W per GPU
+    for per_token, watts in (("0.920", "230"), ("5.00", "250"), ("4.00", "500")):
+        assert f'>{per_token}</td><td class="num">{watts}</td></tr>' in html

@@ -81,10 +81,13 @@ def window_of(tool: str | None, stated: datetime | None, duration_s: float | Non
     if meaning is None or stated is None or duration_s is None:
         return None
     point, utc = meaning
-    length = timedelta(seconds=duration_s)
-    if point == "end":
-        return Window(stated - length, stated, utc)
-    return Window(stated, stated + length, utc)
+    try:
+        length = timedelta(seconds=duration_s)
+        if point == "end":
+            return Window(stated - length, stated, utc)
+        return Window(stated, stated + length, utc)
+    except OverflowError:  # a time at the edge of the calendar: no window, not a failed build
+        return None
 
 
 # What raw.llm_serving_runs.run_timestamp_local is, per tool: (which end of the run, UTC?).
