@@ -29,6 +29,7 @@ from transforms.inference.planner import first_fit_decreasing_groups
 from transforms.inference.tables import build_memory, build_optimal, build_plans
 from transforms.llm import kv_cache
 from transforms.llm import tables as llm
+from transforms.llm.energy import build_energy
 from transforms.mlperf.tables import (
     build_inference_results,
     build_training_results,
@@ -315,6 +316,7 @@ def test_derived_steps_never_raise_at_the_edges_of_the_domains(tmp_path, kind, s
         llm.build_plans(store)
         llm.build_totals(store)
         kv_cache.build_kv_cache(store, kv_bound_tolerance=0.25)
+        build_energy(store)
         build_collective_bandwidth(store, "t")
         build_collective_sizing(store, "t")
         build_inference_results(store, "t")

@@ -3,6 +3,7 @@ AIConfigurator silicon samples and trtllm-bench reports to the serving rule, the
 rule and the chat capacity plan."""
 
 from assets.domain import Domain
+from schemas.energy import LLM_SERVING_ENERGY
 from schemas.kv_cache import KV_CACHE_CAPACITY
 from schemas.llm import DERIVED_TABLES, LLM_SLO_POLICIES
 
@@ -19,6 +20,6 @@ DOMAIN = Domain(
              "trtllm_bench_report_json", "nvidia_smi_csv", "amd_smi_energy_csv",
              "amd_smi_static_json", "reference_llm_models", "reference_model_aliases",
              "llm_slo_policies"),
-    report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY),
+    report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY, LLM_SERVING_ENERGY),
     report_sections=("llm:llm_serving",),
 )

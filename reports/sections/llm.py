@@ -11,6 +11,7 @@ from reports import charts
 from reports.chart_cache import memo
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, details, number, paragraph, table
+from reports.sections.llm_energy import energy_per_token
 from store.store import Store
 
 RUNS = ("model", "canonical_model", "model_resolved", "gpu_model", "gpus", "precision", "tool",
@@ -75,6 +76,7 @@ def llm_serving(store: Store) -> Section:
             Col("knee_load", "knee"), Col("goodput_per_s", "goodput (req/s)"),
             Col("reason", "why none", format=lambda v: text(v, ""))]))
     _kv_cache(section, store)
+    energy_per_token(section, store)
     _plans(section, store)
     section.add(details("Every serving run (core.llm_serving_runs)", table(runs, [
         Col("model"), Col("gpu_model", "GPU"), Col("gpus", "GPUs"), Col("tool", "sweep"),
