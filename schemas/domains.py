@@ -140,7 +140,9 @@ NAMES: dict[str, Domain] = {
            "num_hosts", "threads", "total_threads", "jobs", "numjobs", "reported_jobs",
            "clones", "clone_count", "iodepth", "io_depth", "concurrency",
            "optimal_concurrency", "instance_count", "cpu_cores", "baseline_gpus",
-           "tensor_parallel", "measured_concurrency", "gpus_per_instance"),
+           "tensor_parallel", "measured_concurrency", "gpus_per_instance", "pipeline_parallel",
+           "expert_parallel", "prefill_workers", "decode_workers", "prefill_gpus",
+           "decode_gpus", "gpus_per_replica"),
     **_all(BATCH, "batch_size", "max_batch_size", "batch_global", "batch_per_device",
            "global_batch"),
     **_all(COUNT, "request_count", "total_ios", "latency_samples", "ops_reported", "entries",
@@ -155,9 +157,10 @@ NAMES: dict[str, Domain] = {
            "files_seen", "files_loaded", "files_unchanged", "files_rejected",
            "files_ignored", "files_removed", "parser_version", "source_line", "first_line",
            "last_line", "run_index", "rank", "task_index", "job_index", "document_index",
-           "groupid", "demand_index", "gpu_index", "num_prompts", "completed", "failed"),
+           "groupid", "demand_index", "gpu_index", "num_prompts", "completed", "failed",
+           "points_measured", "points_on_frontier", "point_index"),
     **_all(RATE, "iops", "iops_first", "rwmix_read_iops", "output_tokens_per_s_per_gpu",
-           "output_tokens_per_s_per_instance"),
+           "output_tokens_per_s_per_instance", "output_tokens_per_s_per_user"),
     # LLM serving: a load is concurrent requests or requests/s of one instance
     **_all(Domain(0, 1e9, "concurrent requests or requests/s of one instance: 10^9 is "
                           "beyond any server"),

@@ -315,6 +315,7 @@ def test_derived_steps_never_raise_at_the_edges_of_the_domains(tmp_path, kind, s
         llm.build_optimal(store, 0.95)
         llm.build_plans(store)
         llm.build_totals(store)
+        llm.build_frontier(store)
         kv_cache.build_kv_cache(store, kv_bound_tolerance=0.25)
         build_energy(store)
         build_collective_bandwidth(store, "t")
