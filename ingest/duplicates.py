@@ -5,8 +5,9 @@ table twice.
 The place is part of a result's meaning: MLPerf submitters file byte-identical LoadGen logs
 under `<model>-99/` and `<model>-99.9/` (one run qualifies both accuracy targets), and two
 systems can share a description. So copies are compared by the labels their place gives
-(`Labels`: the submission tree's benchmark, accuracy target, scenario, system, and every
-run.yaml, path-convention and sidecar value), not by bytes alone. Copies whose labels agree
+(`Labels`: the submission tree's benchmark, accuracy target, scenario, system, the folder
+of GPU telemetry joined to the run beside it, and every run.yaml, path-convention and
+sidecar value), not by bytes alone. Copies whose labels agree
 (a label one copy lacks agrees with any) are duplicates; copies under different labels each
 load with their own, and each notes the other.
 

@@ -118,10 +118,21 @@ SUBMISSION_TREE_FORMATS = frozenset(p.format for p in PARSERS if isinstance(p, (
     MlperfSystemsJson, MlperfTrainingResult)))
 
 
+# GPU telemetry is joined to the benchmark run in its own folder (transforms/llm/energy.py):
+# the folder is part of its meaning, so byte-identical logs in two run folders (a GPU
+# identity dump, the same from run to run on one host) are two results, never duplicates.
+FOLDER_JOINED_FORMATS = frozenset(p.format for p in PARSERS if isinstance(p, (
+    NvidiaSmiCsv, AmdSmiEnergyCsv, AmdSmiStaticJson)))
+
+
 def place_labels(format_: str | None, relpath: str) -> dict[str, str]:
     """The labels a file's place gives its results, by its format's layout ({} for a
     format whose place says nothing beyond the run.yaml and path conventions)."""
-    return location_labels(relpath) if format_ in SUBMISSION_TREE_FORMATS else {}
+    if format_ in SUBMISSION_TREE_FORMATS:
+        return location_labels(relpath)
+    if format_ in FOLDER_JOINED_FORMATS:
+        return {"folder": relpath.rpartition("/")[0]}
+    return {}
 
 
 def data_tables() -> list[Table]:

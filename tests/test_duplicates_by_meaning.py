@@ -158,3 +158,23 @@ def test_a_result_copied_under_two_run_yamls_naming_two_systems_is_two_results(s
 def test_labels_agree_unless_one_label_has_two_values(one, other, same):
     assert agree(one, other) is same and agree(other, one) is same
     assert (differences(one, other) == []) is same
+
+
+TELEMETRY = Path(__file__).parent / "fixtures" / "gpu_telemetry" / "amd_run"
+
+
+def test_the_same_gpu_telemetry_in_two_run_folders_is_two_results(store, tmp_path):
+    """A host's GPU identity dump is byte-identical from run to run, and telemetry is
+    joined to the run in its own folder: each folder keeps its copy (before, the second
+    folder's was ignored as a duplicate of the first)."""
+    root = tmp_path / "raw"
+    identity = (TELEMETRY / "gpu_metrics_identity.json").read_text()
+    write(root, {f"llm/run-{n}/gpu_metrics_identity.json": identity for n in (1, 2)})
+    ingest(store, root, "r1")
+    for n in (1, 2):
+        assert ledger(store, f"llm/run-{n}/gpu_metrics_identity.json")[:2] == ("loaded", None)
+    per_file = store.con.execute("SELECT source_file, count(*) FROM raw.gpu_identities "
+                                 "GROUP BY 1 ORDER BY 1").fetchall()
+    rows = per_file[0][1]
+    assert rows > 0 and per_file == [("llm/run-1/gpu_metrics_identity.json", rows),
+                                     ("llm/run-2/gpu_metrics_identity.json", rows)]
