@@ -88,6 +88,12 @@ def ignoring_sigint(processes: list[str]) -> list[str]:
     return ready
 
 
+def all_workers_ignore_sigint(processes: list[str]) -> bool:
+    """Some parse workers are running and every one of them ignores SIGINT."""
+    workers = [p for p in processes if "spawn_main" in p]
+    return bool(workers) and len(ignoring_sigint(processes)) == len(workers)
+
+
 def none_left(sid: int) -> list[str]:
     """Once the run exited: multiprocessing's resource tracker ends on its own when it
     reads the end of its pipe, a moment later; a worker would still be there."""
@@ -225,10 +231,11 @@ def test_a_stop_while_files_are_parsed_ends_the_parse_workers(published, lab, tm
     run = ingest(raw, lab, {"SIZING_PARSE_WORKERS": "2", HOLD_ENV: "examine-block",
                             HOLD_UNTIL_ENV: str(release)})
     deadline = time.monotonic() + 300
-    # both workers up and working: a worker still starting (importing site) has Python's
-    # own SIGINT handler, and a Ctrl-C then makes it print its start-up failure
+    # every worker started is up and held at its first block: a worker still starting
+    # (importing site) has Python's own SIGINT handler, and a Ctrl-C then makes it print
+    # its start-up failure
     while run.poll() is None and time.monotonic() < deadline \
-            and len(ignoring_sigint(session(run.pid))) < 2:
+            and not all_workers_ignore_sigint(session(run.pid)):
         time.sleep(0.02)
     assert run.poll() is None, run.communicate()
     os.killpg(run.pid, signum)
