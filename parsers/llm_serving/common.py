@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from parsers.base import FormatError, Parsed, RowProblem, SourceFile, frame
-from parsers.numbers import loads, parse_float, parse_int, to_float, to_int
+from parsers.numbers import NumberError, loads, parse_float, parse_int, to_float, to_int
 from schemas.llm_serving import (
     LLM_SERVING_PERCENTILES,
     LLM_SERVING_REQUESTS,
@@ -66,6 +66,25 @@ def load_json(src: SourceFile) -> object:
         raise FormatError(f"not valid JSON: {exc.msg} at line {exc.lineno} column "
                           f"{exc.colno} (char {exc.pos}); the file may be truncated or "
                           "damaged") from None
+
+
+def objects(data: object, what: str) -> tuple[list, bool]:
+    """A file's top level as its objects: (items, whether it was a list). One object, or a
+    non-empty list of them (a sweep's summary); anything else is not `what`."""
+    if isinstance(data, dict):
+        return [data], False
+    if isinstance(data, list) and data:
+        return data, True
+    found = "an empty list" if data == [] else f"a JSON {type(data).__name__}"
+    raise FormatError(f"top level is {found}, not {what}")
+
+
+def single_run(read: Callable[[], Run]) -> Run:
+    """The one run of a file that holds one: what makes it unreadable rejects the file."""
+    try:
+        return read()
+    except (RunError, NumberError) as exc:
+        raise FormatError(str(exc)) from None
 
 
 # ---- values ----------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from parsers.llm_serving.common import (
     parsed,
     real,
     seconds_to_ms,
+    single_run,
 )
 from parsers.numbers import NumberError, as_float, to_float
 from schemas.inference_perf import (
@@ -60,10 +61,7 @@ class InferencePerfLifecycle:
 
     def parse(self, src: SourceFile) -> Parsed:
         data = _report(src)
-        try:
-            run = _run(data, _stage(src))
-        except (RunError, NumberError) as exc:
-            raise FormatError(str(exc)) from None
+        run = single_run(lambda: _run(data, _stage(src)))
         return parsed([run], [], tool="inference_perf", export_kind="json", single=True)
 
 

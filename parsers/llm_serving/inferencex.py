@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from parsers.base import FormatError, LabelConflict, Parsed, RowProblem, SourceFile
+from parsers.base import LabelConflict, Parsed, RowProblem, SourceFile
 from parsers.llm_serving.common import (
     RUNS,
     Run,
@@ -31,6 +31,7 @@ from parsers.llm_serving.common import (
     count,
     load_json,
     lower_text,
+    objects,
     parsed,
     real,
     scalar,
@@ -73,14 +74,8 @@ class InferencexAggJson:
 
     def parse(self, src: SourceFile) -> Parsed:
         data = load_json(src)
-        if isinstance(data, dict):
-            items, collected = [data], False
-        elif isinstance(data, list) and data:
-            items, collected = data, True
-        else:
-            what = "an empty list" if data == [] else f"a JSON {type(data).__name__}"
-            raise FormatError(f"top level is {what}, not an InferenceX agg row or an "
-                              "agg_bmk.json list of them")
+        items, collected = objects(data, "an InferenceX agg row or an agg_bmk.json list "
+                                         "of them")
         named = {} if collected else _from_name(src.name)
         runs: list[Run] = []
         problems: list[RowProblem] = []

@@ -32,6 +32,7 @@ from parsers.llm_serving.common import (
     real,
     request_rows,
     scalar,
+    single_run,
     text,
 )
 from parsers.numbers import NumberError, parse_int, to_float, to_int
@@ -69,10 +70,7 @@ class LlmperfSummary:
         if not isinstance(data, dict):
             raise FormatError(f"top level is a JSON {type(data).__name__}, not an llmperf "
                               "summary object")
-        try:
-            run = _run(data)
-        except (RunError, NumberError) as exc:
-            raise FormatError(str(exc)) from None
+        run = single_run(lambda: _run(data))
         return parsed([run], [], tool="llmperf", export_kind="json", single=True)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from parsers.base import FormatError, Parsed, RowProblem, SourceFile
+from parsers.base import Parsed, RowProblem, SourceFile
 from parsers.llm_serving import vllm_sweep
 from parsers.llm_serving.common import (
     REQUESTS,
@@ -24,6 +24,7 @@ from parsers.llm_serving.common import (
     load_json,
     local_time,
     mean_per_request,
+    objects,
     parsed,
     real,
     request_rate,
@@ -63,14 +64,7 @@ class VllmBenchJson:
 
     def parse(self, src: SourceFile) -> Parsed:
         data = load_json(src)
-        if isinstance(data, dict):
-            items, summary = [data], False
-        elif isinstance(data, list) and data:
-            items, summary = data, True
-        else:
-            what = "an empty list" if data == [] else f"a JSON {type(data).__name__}"
-            raise FormatError(f"top level is {what}, not a vLLM result object or a sweep "
-                              "summary list of them")
+        items, summary = objects(data, "a vLLM result object or a sweep summary list of them")
         runs: list[Run] = []
         problems: list[RowProblem] = []
         for index, item in enumerate(items, 1):

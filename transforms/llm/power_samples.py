@@ -78,7 +78,8 @@ def window_of(tool: str | None, stated: datetime | None, duration_s: float | Non
     """The run's measured window from the time its file states, where the tool says what
     that time is (TIME_STATED); None otherwise."""
     meaning = TIME_STATED.get(tool or "")
-    if meaning is None or stated is None or duration_s is None:
+    # a run of no time (duration 0) has no window to integrate power over
+    if meaning is None or stated is None or duration_s is None or not duration_s > 0:
         return None
     point, utc = meaning
     try:

@@ -18,10 +18,10 @@ from datetime import UTC, datetime
 
 from parsers import safe_yaml
 from parsers.base import FormatError, Parsed, SourceFile
-from parsers.llm_serving.common import Run, RunError, as_dict, parsed, text
+from parsers.llm_serving.common import Run, RunError, as_dict, parsed, single_run, text
 from parsers.llm_serving.llm_d import deployment
 from parsers.llm_serving.llm_d.statistics import latency_ms, mean_of
-from parsers.numbers import NumberError, to_float, to_int
+from parsers.numbers import to_float, to_int
 from schemas.llm_serving import TABLES
 from schemas.spec import Table
 
@@ -64,10 +64,7 @@ class LlmdBenchmarkReport:
             raise FormatError(f"top level is a {type(report).__name__}, not a Benchmark "
                               "Report mapping")
         version = _version(report.get("version"))
-        try:
-            run = _v0_1(report) if version == "0.1" else _v0_2(report)
-        except (RunError, NumberError) as exc:
-            raise FormatError(str(exc)) from None
+        run = single_run(lambda: _v0_1(report) if version == "0.1" else _v0_2(report))
         run.extra["report_version"] = version
         return parsed([run], [], tool=TOOL, export_kind="yaml", single=True)
 
