@@ -73,6 +73,10 @@ def _start_worker(parent: int, initializer: Callable[..., object] | None,
         os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+    # Polars installs its own SIGINT handler when first imported (2.x: a Ctrl-C aborts its
+    # query), which would undo the ignore below at the first task: every task imports it,
+    # so it is imported first
+    import polars  # noqa: F401
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if initializer is not None:
         initializer(*initargs)

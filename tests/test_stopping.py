@@ -27,6 +27,7 @@ from store import lake, stopping
 from store.faults import FAULT_ENV, HOLD_ENV, HOLD_UNTIL_ENV, SIGNAL_ENV, step_point
 from store.lake import Lake
 from store.publish import Publication
+from tests import worker_probes
 from tests.conftest import PROJECT, lock_holder
 from tests.test_reliability import EXTRA, add_a_file, assert_consistent, snapshot
 
@@ -300,6 +301,8 @@ def test_a_worker_ignores_sigint_its_run_decides():
     pool = spawn_pool.SpawnPool(1)
     try:
         assert pool.submit(operator.add, 1, 1).result() == 2
+        # polars installs its own SIGINT handler when imported: still ignored after it
+        assert pool.submit(worker_probes.sigint_ignored_by_the_kernel).result(timeout=60)
         worker = next(iter(pool._processes.values()))
         os.kill(worker.pid, signal.SIGINT)
         assert pool.submit(operator.add, 2, 3).result(timeout=60) == 5
