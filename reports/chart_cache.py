@@ -26,8 +26,10 @@ from typing import Any, ParamSpec
 
 import polars as pl
 
+from reports.chart_folder import ABSENT, ChartFolder
 from reports.charts import Plot, full_spec
 from reports.drawing import ALONE_ABOVE_MB, Drawing, Task, worker_count
+from runtime import config
 
 P = ParamSpec("P")
 _ACTIVE: contextvars.ContextVar[ChartCache | None] = contextvars.ContextVar(
@@ -63,6 +65,8 @@ class ChartCache:
         self._used_plots: dict[str, dict | None] = {}
         self._used_svgs: dict[str, str] = {}
         self.hits = self.misses = 0
+        shared = config.chart_folder()
+        self.shared = None if shared is None else ChartFolder(shared, code_digest())
         if path is not None:
             self._load(path)
 
@@ -81,6 +85,10 @@ class ChartCache:
     def plot(self, key: str, task: Task) -> Plot | Pending | None:
         """The chart kept from the last report, else a Pending one: built by a worker
         while the report goes on, or in this process when it is asked for."""
+        if key not in self._plots and self.shared is not None:
+            found = self.shared.plot(key)
+            if found is not ABSENT:
+                self._plots[key] = found  # type: ignore[assignment]  # dict or None
         if key in self._plots:
             found = self._plots[key]
             try:
@@ -102,6 +110,10 @@ class ChartCache:
             self._svgs[digest(full_spec(made))] = drawn
 
     def svg(self, spec_key: str, render: Callable[[], str]) -> str:
+        if spec_key not in self._svgs and self.shared is not None:
+            kept = self.shared.svg(spec_key)
+            if kept is not None:
+                self._svgs[spec_key] = kept
         if spec_key not in self._svgs:
             self._svgs[spec_key] = render()
         self._used_svgs[spec_key] = self._svgs[spec_key]
@@ -112,7 +124,13 @@ class ChartCache:
         self.drawing.close()
 
     def save(self) -> None:
-        """Keep what this report used (atomically: a reader never sees half of it)."""
+        """Keep what this report used (atomically: a reader never sees half of it), and
+        in the shared folder, when there is one, what it lacked."""
+        if self.shared is not None:
+            for key, fields in self._used_plots.items():
+                self.shared.keep_plot(key, fields)
+            for key, drawn in self._used_svgs.items():
+                self.shared.keep_svg(key, drawn)
         if self.path is None:
             return
         text = json.dumps({"code": code_digest(), "plots": self._used_plots,

@@ -20,6 +20,7 @@ MAX_PARSE_SECONDS_ENV = "SIZING_MAX_PARSE_SECONDS"
 LOCK_WAIT_ENV = "SIZING_LOCK_WAIT_S"
 PARSE_WORKERS_ENV = "SIZING_PARSE_WORKERS"
 REPORT_WORKERS_ENV = "SIZING_REPORT_WORKERS"
+CHART_FOLDER_ENV = "SIZING_CHART_FOLDER"
 PARTITIONS_ENV = "SIZING_PARTITIONS"
 QUERY_TIMEOUT_ENV = "SIZING_QUERY_TIMEOUT_S"
 QUERY_MAX_ROWS_ENV = "SIZING_QUERY_MAX_ROWS"
@@ -169,3 +170,10 @@ def report_workers(option: int | None = None) -> int | None:
     if option is not None:
         return option
     return _whole(REPORT_WORKERS_ENV, least=0)
+
+
+def chart_folder() -> Path | None:
+    """A folder of drawn charts shared by every report pointed at it; None: each report
+    keeps only its own last charts, beside it."""
+    text = os.environ.get(CHART_FOLDER_ENV, "").strip()
+    return Path(text).resolve() if text else None

@@ -3,14 +3,17 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from parsers.base import SourceFile
+from runtime.config import CHART_FOLDER_ENV
 from samples import generate
 from store.store import Store, connect
 from tests import xdist_scheduling
@@ -23,12 +26,21 @@ CORPUS = Path(
 ).resolve()
 
 
+_CHART_FOLDER_MADE = pytest.StashKey[str]()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """`make test` exports the operator's DAGSTER_HOME (`.dagster/`, the one `make ui`
     shows): tests must not record their runs there. Set and empty, it keeps `sizing` from
     adopting the project's instance too (pipelines/instance_home.py): a run uses an
     ephemeral instance; a test that needs a persistent one sets its own under tmp_path."""
     os.environ["DAGSTER_HOME"] = ""
+    # Most tests ingest the sample data and draw its report: one folder of drawn charts for
+    # the session's processes (xdist workers and the runs they start inherit it), so each
+    # chart is drawn once; tests of the drawing itself unset it (tests/test_report_cache.py)
+    if not os.environ.get(CHART_FOLDER_ENV):
+        os.environ[CHART_FOLDER_ENV] = tempfile.mkdtemp(prefix="sizing-test-charts-")
+        config.stash[_CHART_FOLDER_MADE] = os.environ[CHART_FOLDER_ENV]
 
 
 # `make test` runs on two xdist workers, tests sharing a fixture on one (tests/xdist_scheduling.py)
@@ -188,6 +200,9 @@ def pytest_terminal_summary(terminalreporter) -> None:
 
 def pytest_unconfigure(config) -> None:
     xdist_scheduling.remove_groups_folder(config)
+    made = config.stash.get(_CHART_FOLDER_MADE, None)
+    if made is not None:
+        shutil.rmtree(made, ignore_errors=True)
     for child in multiprocessing.active_children():
         child.kill()
         child.join(5)

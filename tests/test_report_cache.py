@@ -18,11 +18,18 @@ from pipelines.domains import REPORT_SECTIONS
 from reports import chart_cache, charts, drawing
 from reports.chart_cache import ChartCache, cache_path
 from reports.report import render, write_report
+from runtime.config import CHART_FOLDER_ENV
 from runtime.spawn_pool import SpawnPool
 from store.store import Store, connect
 from tests.test_report import build
 
 NOW = dt.datetime(2026, 11, 23, 12, 0)
+
+
+@pytest.fixture(autouse=True)
+def own_charts_only(monkeypatch) -> None:
+    """These tests count what is drawn: no chart comes from the suite's shared folder."""
+    monkeypatch.delenv(CHART_FOLDER_ENV, raising=False)
 
 
 @pytest.fixture(scope="module")
@@ -296,3 +303,37 @@ def test_a_report_whose_process_is_already_large_draws_alone(warehouse, monkeypa
     monkeypatch.setattr(chart_cache, "ALONE_ABOVE_MB", 0.0)
     _, asked = rendered(store, ChartCache(None, workers=2))
     assert pools == [1, 1] and not asked.drawing.alone
+
+
+def test_reports_sharing_a_chart_folder_draw_each_chart_once(warehouse, tmp_path,
+                                                             monkeypatch):
+    """Two reports in two places, one shared folder: the second report draws nothing and
+    is the same page; its own cache file is still written beside it."""
+    monkeypatch.setenv(CHART_FOLDER_ENV, str(tmp_path / "shared"))
+    store = Store(connect(warehouse, read_only=True))
+    for place in ("a", "b"):
+        (tmp_path / place).mkdir()
+    first_html, first = rendered(store, ChartCache(tmp_path / "a" / "r.html"))
+    first.save()
+    kept = [p.name.split(".", 1)[1] for p in (tmp_path / "shared").rglob("*.*")]
+    drawn = sum(1 for p in first._used_plots.values() if p is not None)
+    assert kept.count("plot.json") == first.misses >= drawn >= 10
+    assert kept.count("svg") >= drawn - 2  # grids can hold two charts a call
+    no_drawing(monkeypatch)
+    second_html, second = rendered(store, ChartCache(tmp_path / "b" / "r.html"))
+    store.close()
+    assert (second.hits, second.misses) == (first.misses, 0)
+    assert second_html == first_html
+
+
+def test_a_chart_folder_that_cannot_be_written_only_costs_time(warehouse, tmp_path,
+                                                               monkeypatch):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the folder should be")
+    monkeypatch.setenv(CHART_FOLDER_ENV, str(blocked))
+    store = Store(connect(warehouse, read_only=True))
+    html, cache = rendered(store, ChartCache(None))
+    cache.save()
+    reference, _ = rendered(store, ChartCache(None))
+    store.close()
+    assert html == reference and cache.misses > 0 and blocked.read_text().startswith("a file")
