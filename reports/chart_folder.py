@@ -15,16 +15,15 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from importlib import metadata
 from pathlib import Path
-
-import vl_convert
 
 ABSENT = object()  # no entry: distinct from a chart function that drew nothing (None)
 
 
 class ChartFolder:
     def __init__(self, root: Path, code: str):
-        self.folder = root / f"{code}-vl{vl_convert.__version__}"
+        self.folder = root / f"{code}-vl{metadata.version('vl-convert-python')}"
 
     def plot(self, key: str) -> dict | None | object:
         """The fields of the Plot kept under `key`, None (nothing to draw), or ABSENT."""
