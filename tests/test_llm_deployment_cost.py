@@ -4,6 +4,7 @@ by GPUs or by cost, the reference data, and `sizing plan` on the sample warehous
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,12 @@ import pytest
 from parsers.base import SourceFile
 from parsers.reference.inference_csv import GpuPricesCsv, GpusCsv
 from pipelines.cli import main
-from samples import generate
+from samples import generate, llm_serving
 from samples.gpu_reference import PRICES
 from schemas.context import REFERENCE_GPU_PRICES
+from store.store import Store, connect
 from tests.conftest import query
+from tests.test_llm_serving_tables import SLO, built
 from transforms.history.noise import Spread
 from transforms.llm.costing import (
     Price,
@@ -29,6 +32,7 @@ from transforms.llm.costing import (
     spread_of,
 )
 from transforms.llm.deployment import Frontier, option
+from transforms.llm.deployment_inputs import spreads
 from transforms.llm.deployment_plan import (
     BY_COST,
     BY_GPUS,
@@ -265,3 +269,27 @@ def test_the_deployment_table_ranks_the_scenarios_configurations(sample):
          "hyperscaler-on-demand", 10_044.8, None),
         (2, "(1 GPU) bf16", 5, 5, 5, 1, "measured", 1, 3_500.0, "nameplate",
          "hyperscaler-on-demand", 25_112.0, "3 more GPUs")]
+
+
+def test_repeated_runs_at_one_concurrency_give_the_spread(tmp_path: Path):
+    files = llm_serving.llm_serving_files()
+    again = llm_serving.vllm_result(64)
+    again["output_throughput"] *= 1.04  # the same level run again, 4 % faster
+    files[f"{llm_serving.VLLM_DIR}/vllm-concurrency64-again.json"] = json.dumps(again)
+    warehouse = built(tmp_path, {**files, **SLO})
+    store = Store(connect(warehouse, read_only=True))
+    try:
+        (model,) = {r[0] for r in query(warehouse, "SELECT canonical_model FROM "
+                                                   "core.llm_serving_runs")}
+        found = spreads(store, model)
+    finally:
+        store.con.close()
+    # v and 1.04 v: mean 1.02 v, sample stdev 0.04 v / sqrt(2): CV 2.773 %, n 2; every
+    # other level ran once
+    c64 = [s for run, s in found.items() if "concurrency64" in run[0]]
+    assert [s.samples for s in c64] == [2, 2]
+    assert c64[0].cv_pct == pytest.approx(100 * 0.04 / math.sqrt(2) / 1.02, rel=1e-4)
+    assert sorted({s.samples for run, s in found.items() if "concurrency64" not in run[0]}) \
+        == [1]
+    # the margin: 3 x 2.773 / sqrt(2) = 5.88 %
+    assert margin_pct(c64[0], False)[0] == pytest.approx(5.882, abs=1e-3)

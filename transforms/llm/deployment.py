@@ -14,7 +14,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from transforms.llm.costing import gpus_for
 from transforms.llm.frontier import CONFIGURATION
@@ -46,8 +46,9 @@ class Estimate:
     how: str  # measured | interpolated | extrapolated
     points_used: int  # measured frontier points the value rests on
     # the points nearest the target (indices into Frontier.points): the one measured, the
-    # two an interpolation lies between, the two an extrapolation continues
-    nearest: tuple[int, ...] = ()
+    # two an interpolation lies between, the two an extrapolation continues (where the
+    # spread and the energy are read; not part of the value)
+    nearest: tuple[int, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
