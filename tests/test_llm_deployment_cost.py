@@ -161,8 +161,8 @@ def test_optimize_cost_picks_the_cheaper_configuration():
     # A100 measured once: +/-5 % -> 1,260: 7.9 -> 8; 1,140: 8.8 -> 9
     assert lines[0].startswith("Deployment (cheapest): A100-80GB tp1-a100: 9 GPUs (8-9), "
                                "2 servers of 8")
-    assert lines[1] == ("runner-up: H100-80GB tp1-h100: 5 GPUs (5-6), $21,900 a month; loses "
-                        "by $2,190 more a month despite 4 fewer GPUs")
+    assert lines[1] == ("runner-up: H100-80GB tp1-h100: 5 GPUs (5-6), $21,900 a month; loses: "
+                        "$2,190 more a month despite 4 fewer GPUs")
 
 
 def test_an_extrapolated_range_is_wider_and_flagged():
@@ -228,7 +228,7 @@ def test_sizing_plan_says_the_deployment_cost_power_and_range(sample, capsys):
         "tokens/s per GPU from 1 of 4 frontier points (4 measured); range +/-5 % (measured "
         "once: default)",
         # the vLLM sweep: 10,000 / 2,193 per GPU -> 5 GPUs x $6.88 x 730 = $25,112
-        "runner-up: (1 GPU) bf16: 5 GPUs (5-5), $25,112 a month; loses by 3 more GPUs",
+        "runner-up: (1 GPU) bf16: 5 GPUs (5-5), $25,112 a month; loses: 3 more GPUs",
         # no power log in the sample: 2 x 700 W (gpus.csv) = 1.4 kW x 730 h = 1,022 kWh
         "power: 1.40 kW average, 1,022 kWh a month (nameplate: 2 x 700 W, an upper bound; "
         "no GPU power log joins the runs used)",

@@ -160,19 +160,20 @@ def describe(choices: Sequence[Costed], optimize: str, gpus_per_server: int,
              f"{gpus_per_server}; {e.how} at {e.output_tokens_per_s_per_gpu:,.0f} tokens/s "
              f"per GPU from {e.points_used} of {len(f.points)} frontier points "
              f"({f.points_measured} measured); range {best.margin}"]
-    if rest:
-        r = rest[0]
-        lines.append(f"runner-up: {named(r, across_gpus)}: "
-                     + (f"{gpus_with_range(r)}" + (f", ${r.cost_usd_per_month:,.0f} a month"
-                                                   if r.cost_usd_per_month is not None else "")
-                        + f"; loses by {loses_because(r, best, optimize)}"
-                        if r.option.gpus is not None else f"not served ({r.option.reason})"))
-    else:
-        lines.append("runner-up: none (the only configuration measured for this workload)")
+    lines.append(_runner_up(rest[0], best, optimize, across_gpus) if rest else
+                 "runner-up: none (the only configuration measured for this workload)")
     lines.append(_power(best))
     lines.append(_cost(best))
     lines.append("sources: " + (", ".join(best.source_files) or "none named"))
     return lines
+
+
+def _runner_up(r: Costed, best: Costed, optimize: str, across_gpus: bool) -> str:
+    head = f"runner-up: {named(r, across_gpus)}: "
+    if r.option.gpus is None:
+        return head + f"not served ({r.option.reason})"
+    cost = f", ${r.cost_usd_per_month:,.0f} a month" if r.cost_usd_per_month is not None else ""
+    return head + f"{gpus_with_range(r)}{cost}; loses: {loses_because(r, best, optimize)}"
 
 
 def _power(c: Costed) -> str:
