@@ -220,7 +220,7 @@ def _configurations(store: Store, rows: list[dict], slo: ChatSlo) -> dict[str, l
     """Per planned model, its measured configurations (sizing.llm_frontier) compared at the
     SLO's interactivity (1000 / its TPOT limit; any when it has none), one line per
     workload (input and output lengths)."""
-    per_user = 1000.0 / slo.max_tpot_ms if slo.max_tpot_ms else 0.0
+    per_user = per_user_target(slo.max_tpot_ms)
     lines: dict[str, list[str]] = {}
     for row in rows:
         if row["reason"] is not None:
@@ -263,11 +263,11 @@ def _deployments(store: Store, rows: list[dict], slo: ChatSlo,
             row["gpus_per_server"], known(store, canonical(row["model"])), price_class,
             args.optimize)
         for workload, ranking in options.items():
-            block = describe(ranking, args.optimize, row["gpus_per_server"], across)
+            block = describe(ranking, args.optimize, row["gpus_per_server"], across,
+                             price_note=f"the first class listed for {gpu}; --price-class "
+                                        "sets another" if wanted is None else "")
             if len(options) > 1:
                 block[0] = f"{workload}: {block[0]}"
-            if wanted is None and default is not None:
-                block[-2] += f" (the first class listed for {gpu}; --price-class sets another)"
             lines.setdefault(row["model"], []).extend(block)
     return lines
 

@@ -146,9 +146,10 @@ def named(c: Costed, across_gpus: bool) -> str:
 
 
 def describe(choices: Sequence[Costed], optimize: str, gpus_per_server: int,
-             across_gpus: bool) -> list[str]:
+             across_gpus: bool, price_note: str = "") -> list[str]:
     """Lines for a terminal: the chosen configuration, the runner-up and why it loses, the
-    range, servers, power, cost and sources."""
+    range, servers, power, cost (and `price_note` on how its class was chosen) and
+    sources."""
     if not choices or choices[0].option.gpus is None:
         return ["Deployment: no configuration serves the demand"]
     best, *rest = choices
@@ -163,7 +164,7 @@ def describe(choices: Sequence[Costed], optimize: str, gpus_per_server: int,
     lines.append(_runner_up(rest[0], best, optimize, across_gpus) if rest else
                  "runner-up: none (the only configuration measured for this workload)")
     lines.append(_power(best))
-    lines.append(_cost(best))
+    lines.append(_cost(best) + (f" ({price_note})" if price_note and best.price else ""))
     lines.append("sources: " + (", ".join(best.source_files) or "none named"))
     return lines
 
