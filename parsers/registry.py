@@ -44,7 +44,7 @@ from parsers.model_analyzer.csv_export import ModelAnalyzerCsv
 from parsers.nccl_tests.text_output import NcclTests
 from parsers.non_results import not_a_result, source_code, unsupported
 from parsers.perf_analyzer.csv_export import PerfAnalyzerCsv
-from parsers.reference.inference_csv import GpusCsv, ModelsCsv
+from parsers.reference.inference_csv import GpuPricesCsv, GpusCsv, ModelsCsv
 from parsers.reference.llm_models_csv import LlmModelsCsv
 from parsers.reference.model_aliases_csv import ModelAliasesCsv
 from parsers.reference.sizing_yaml import CapacityScenarios, LlmSloPolicies, SloPolicies
@@ -77,6 +77,7 @@ PARSERS: tuple[Parser, ...] = (
     GenAiPerfCsv(),
     ModelsCsv(),
     GpusCsv(),
+    GpuPricesCsv(),  # gpu_model, provider_class, usd_per_gpu_hour
     LlmModelsCsv(),  # its header has layers, kv_heads...: never models.csv's
     ModelAliasesCsv(),  # alias, canonical_model: no other reference CSV has them
     DatasetsCsv(),

@@ -28,6 +28,9 @@ from transforms.inference.optimal import NO_LIMIT, Slo
 from transforms.inference.planner import Demand, Plan, Scenario
 from transforms.inference.tables import measurements, plan_scenario
 from transforms.llm.deployment import by_workload, choose_configuration, frontiers
+from transforms.llm.deployment_inputs import known, prices
+from transforms.llm.deployment_plan import BY_COST, BY_GPUS, OPTIMIZE, describe
+from transforms.llm.deployment_table import deployment_options, per_user_target
 from transforms.llm.model_identity import resolver
 from transforms.llm.planner import DEFAULT_TOKENS_PER_USER_PER_MIN, ChatDemand, merged
 from transforms.llm.scenario_total import plural, scenario_total
@@ -86,6 +89,13 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                       help="share of the peak throughput the optimum must reach, in (0, 1] "
                            f"(default {KNEE_FRACTION.default:g}; 1: the peak itself, a small "
                            "share: the smallest level measured)")
+    plan.add_argument("--price-class", metavar="CLASS",
+                      help="provider class of raw/reference/gpu_prices.csv the LLM deployment "
+                           "is priced at (default: the first class listed for the GPU)")
+    plan.add_argument("--optimize", default=BY_GPUS, metavar="|".join(OPTIMIZE),
+                      help="how the LLM deployment's configuration is chosen: fewest GPUs "
+                           "(default) or lowest cost a month, the latter among every GPU "
+                           "model priced in the class")
     plan.add_argument("--warehouse", help="DuckDB file to read")
     plan.set_defaults(handler=plan_command)
 
@@ -117,6 +127,9 @@ COUNT_WORDS = (("gpus_by_memory", "by memory"), ("gpus_by_compute", "by compute"
 
 def plan_command(args: argparse.Namespace) -> int:
     scenario, chats = scenario_of(args)  # the options alone, before the warehouse is opened
+    if args.optimize not in OPTIMIZE:
+        raise UsageError(f"--optimize {args.optimize!r}: expected one of "
+                         f"{', '.join(OPTIMIZE)}{_close(args.optimize, list(OPTIMIZE))}")
     warehouse = config.warehouse_location(args.warehouse)
     store = connect_read_only(warehouse)
     result = None
@@ -127,6 +140,8 @@ def plan_command(args: argparse.Namespace) -> int:
                 result = plan_scenario(store, scenario, args.knee)
             chat_rows, chat_slo = _chat_plans(store, scenario, chats, args.chat_slo)
             choices = _configurations(store, chat_rows, chat_slo)
+            for model, lines in _deployments(store, chat_rows, chat_slo, args).items():
+                choices.setdefault(model, []).extend(lines)
         except StoreError as exc:  # a DuckDB file that is not (yet) a warehouse
             raise UsageError(f"cannot plan from warehouse {warehouse}: "
                              f"{one_line(exc)}; run `sizing ingest` first") from None
@@ -205,7 +220,7 @@ def _configurations(store: Store, rows: list[dict], slo: ChatSlo) -> dict[str, l
     """Per planned model, its measured configurations (sizing.llm_frontier) compared at the
     SLO's interactivity (1000 / its TPOT limit; any when it has none), one line per
     workload (input and output lengths)."""
-    per_user = 1000.0 / slo.max_tpot_ms if slo.max_tpot_ms else 0.0
+    per_user = per_user_target(slo.max_tpot_ms)
     lines: dict[str, list[str]] = {}
     for row in rows:
         if row["reason"] is not None:
@@ -214,6 +229,46 @@ def _configurations(store: Store, rows: list[dict], slo: ChatSlo) -> dict[str, l
         lines[row["model"]] = [
             choose_configuration(row["demand_output_tokens_per_s"], per_user, found)
             .line(workload if len(grouped) > 1 else "") for workload, found in grouped.items()]
+    return lines
+
+
+def _deployments(store: Store, rows: list[dict], slo: ChatSlo,
+                 args: argparse.Namespace) -> dict[str, list[str]]:
+    """Per planned model, its chosen deployment with runner-up, GPU range, servers, power,
+    cost and sources (transforms/llm/deployment_plan.py), one block per workload."""
+    planned = [r for r in rows if r["reason"] is None]
+    if not planned:
+        return {}
+    listed = prices(store)
+    classes = sorted({p.provider_class for found in listed.values() for p in found})
+    wanted = args.price_class
+    if wanted is not None and wanted not in classes:
+        raise UsageError(f"--price-class {wanted!r}: unknown provider class"
+                         f"{_close(wanted, classes)}; raw/reference/gpu_prices.csv has "
+                         + (_listed(classes) if classes else "no prices yet"))
+    canonical = resolver(store)
+    lines: dict[str, list[str]] = {}
+    for row in planned:
+        gpu = row["gpu_model"]
+        default = listed.get(gpu, [None])[0]
+        price_class = wanted or (default.provider_class if default else None)
+        candidates = frontier_of(store, row["model"], None if args.optimize == BY_COST
+                                 else gpu)
+        if args.optimize == BY_COST:  # the GPU asked for, and every other priced in the class
+            candidates = [f for f in candidates if f["gpu_model"] == gpu or any(
+                p.provider_class == price_class for p in listed.get(f["gpu_model"], []))]
+        across = len({f["gpu_model"] for f in candidates}) > 1
+        options = deployment_options(
+            candidates, row["demand_output_tokens_per_s"], per_user_target(slo.max_tpot_ms),
+            row["gpus_per_server"], known(store, canonical(row["model"])), price_class,
+            args.optimize)
+        for workload, ranking in options.items():
+            block = describe(ranking, args.optimize, row["gpus_per_server"], across,
+                             price_note=f"the first class listed for {gpu}; --price-class "
+                                        "sets another" if wanted is None else "")
+            if len(options) > 1:
+                block[0] = f"{workload}: {block[0]}"
+            lines.setdefault(row["model"], []).extend(block)
     return lines
 
 

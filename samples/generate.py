@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from samples.gpu_reference import gpu_prices_csv, gpus_csv
 from samples.llm_models import llm_models_csv
 from samples.llm_serving import llm_serving_files
 from samples.mlperf_inference import mlperf_inference_files
@@ -210,7 +211,8 @@ def sample_files() -> dict[str, str]:
     files: dict[str, str] = {
         "reference/models.csv": "model,parameters_billions,precision\n" + "".join(
             f"{m.name},{m.parameters_billions},{m.precision}\n" for m in (*MODELS, LLM)),
-        "reference/gpus.csv": "gpu_model,memory_gb\nH100-80GB,80\nA100-40GB,40\nL40S-48GB,48\n",
+        "reference/gpus.csv": gpus_csv(),
+        "reference/gpu_prices.csv": gpu_prices_csv(),
         "reference/slo.yaml": SLO_YAML,
         "reference/llm_slo.yaml": LLM_SLO_YAML,
         "reference/llm_models.csv": llm_models_csv(),

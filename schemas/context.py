@@ -69,6 +69,30 @@ REFERENCE_GPUS = Table(
         text("gpu_model", "GPU model name, as used in run.yaml 'gpu_model'.", nullable=False),
         real("memory_gb", "Memory of one GPU, decimal GB.", nullable=False,
              checks=(Check.gt(0),)),
+        real("nameplate_power_w", "Nameplate (maximum board) power of one GPU, W: the "
+             "deployment plan's power when no measured energy joins the configuration's "
+             "runs. Optional column; NULL when gpus.csv does not give it.",
+             checks=(Check.gt(0),)),
         integer("source_line", "Line in gpus.csv."),
+    ),
+)
+
+REFERENCE_GPU_PRICES = Table(
+    "raw", "reference_gpu_prices",
+    "GPU prices per GPU-hour by provider class from raw/reference/gpu_prices.csv, which "
+    "users keep (the shipped rows are examples). The first class listed for a GPU is the "
+    "deployment plan's default. A price that is not a finite number above 0 holds its row "
+    "back, with the reason; a GPU and class listed twice keeps its first row.",
+    (
+        text("gpu_model", "GPU model name, as in gpus.csv and run.yaml 'gpu_model'.",
+             nullable=False),
+        text("provider_class", "Where the GPU-hour is bought: hyperscaler-on-demand, "
+             "neocloud-on-demand, owned-3y-amortised, or any class the file names.",
+             nullable=False),
+        real("usd_per_gpu_hour", "Price of one GPU for one hour, USD.", nullable=False,
+             checks=(Check.gt(0),)),
+        text("source", "Where the price comes from."),
+        text("as_of", "When the price was read (YYYY-MM-DD)."),
+        integer("source_line", "Line in gpu_prices.csv."),
     ),
 )

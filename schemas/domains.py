@@ -158,7 +158,8 @@ NAMES: dict[str, Domain] = {
            "files_ignored", "files_removed", "parser_version", "source_line", "first_line",
            "last_line", "run_index", "rank", "task_index", "job_index", "document_index",
            "groupid", "demand_index", "gpu_index", "num_prompts", "completed", "failed",
-           "points_measured", "points_on_frontier", "point_index"),
+           "points_measured", "points_on_frontier", "point_index", "points_used",
+           "spread_samples"),
     **_all(RATE, "iops", "iops_first", "rwmix_read_iops", "output_tokens_per_s_per_gpu",
            "output_tokens_per_s_per_instance", "output_tokens_per_s_per_user"),
     # LLM serving: a load is concurrent requests or requests/s of one instance
@@ -174,6 +175,7 @@ NAMES: dict[str, Domain] = {
     "gpu_memory_bytes_from_log": GPU_MEMORY_BYTES,
     **_all(Domain(0, 1e10, "more concurrent users than people on Earth"), "concurrent_users",
            "chat_users"),
+    "usd_per_gpu_hour": Domain(0, 1e4, "$10,000 per GPU-hour: 100x any cloud list price"),
     "tokens_per_user_per_min": Domain(0, 1e8, "10^8 tokens a minute for one user: no one "
                                               "reads that"),
     "burstiness": Domain(0, 1e6, "the gamma shape factor of request arrivals: 1 is Poisson; "

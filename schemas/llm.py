@@ -9,7 +9,7 @@ record with the run context; sizing.llm_serving_optimal applies the SLO policies
 from __future__ import annotations
 
 from schemas.checks import Check
-from schemas.domains import PARALLEL
+from schemas.domains import PARALLEL, Domain
 from schemas.llm_serving import EXPORT_KINDS, SERVING_RECORD
 from schemas.llm_serving import TOOLS as SERVING_TOOLS
 from schemas.sizing import PERCENTILES
@@ -362,6 +362,83 @@ CAPACITY_PLAN_TOTAL = Table(
              "';'-separated."),
         text("answer", "The answer in one sentence: GPUs and servers, then what each part "
              "serves.", nullable=False),
+        text("source_file", "Scenario file."),
+    ),
+    lineage=False,
+)
+
+_PLAN_TOTAL = Domain(0, None, "a plan's total for its demand: bounded by the scenario, "
+                             "not by a measurement")
+_PLAN_GPUS = Domain(0, None, "GPUs a plan derives from the demand: bounded by the scenario, "
+                             "not by a measurement")
+
+LLM_DEPLOYMENT_PLAN = Table(
+    "sizing", "llm_deployment_plan",
+    "Each serving configuration (sizing.llm_frontier) of each chat demand of the capacity "
+    "scenarios (sizing.llm_capacity_plan), on the scenario's GPU model, with its GPUs, "
+    "servers, power, cost and uncertainty; rank 1 is the configuration `sizing plan` "
+    "chooses (fewest GPUs). GPUs are whole replicas at the output tokens/s per GPU the "
+    "frontier gives at the SLO's interactivity (1000 / max TPOT). gpus_low and gpus_high: "
+    "the same at that throughput plus and minus throughput_margin_pct = max(2, 3 x "
+    "spread_cv_pct / sqrt(spread_samples)), 5 when the point was measured once, doubled "
+    "when extrapolated (transforms/llm/costing.py). power_w: joules per output token of the "
+    "runs used (core.llm_serving_energy) x the demand's output tokens/s ('measured'), else "
+    "nameplate_power_w of raw.reference_gpus x gpus ('nameplate'); energy and cost over a "
+    "730-hour month at the GPU's first price class of raw.reference_gpu_prices.",
+    (
+        text("scenario", "Scenario name.", nullable=False),
+        text("model", "Model demanded.", nullable=False),
+        text("gpu_model", "GPU model of the scenario's servers.", nullable=False),
+        integer("gpus_per_server", "GPUs per server.", nullable=False),
+        text("slo_policy", "Chat SLO policy planned against.", nullable=False),
+        integer("demand_index", "Position of the demand in the scenario."),
+        real("demand_output_tokens_per_s", "Output tokens/s the demand needs "
+             "(sizing.llm_capacity_plan).", checks=NON_NEGATIVE),
+        real("output_tokens_per_s_per_user", "Interactivity compared at: 1000 / the policy's "
+             "max TPOT; NULL without a TPOT limit (each configuration's most loaded point)."),
+        text("workload", "Input and output lengths (or dataset) of the configuration's runs: "
+             "configurations are ranked within one workload."),
+        integer("rank", "1: chosen (fewest GPUs); then in the order they lose.",
+                nullable=False, checks=_POSITIVE),
+        text("configuration", "The configuration (sizing.llm_frontier.configuration).",
+             nullable=False),
+        integer("gpus", "GPUs needed: whole replicas.", domain=_PLAN_GPUS),
+        integer("gpus_low", "GPUs at the throughput plus the margin.", domain=_PLAN_GPUS),
+        integer("gpus_high", "GPUs at the throughput minus the margin; NULL when the margin "
+                "is 100 % or more.", domain=_PLAN_GPUS),
+        integer("servers", "ceil(gpus / gpus_per_server)."),
+        real("output_tokens_per_s_per_gpu", "Throughput per GPU at the interactivity, from "
+             "the frontier."),
+        text("estimate_how", "measured, interpolated (PCHIP between frontier points) or "
+             "extrapolated (beyond the most interactive point).",
+             checks=(Check.isin(["measured", "interpolated", "extrapolated"]),)),
+        integer("points_used", "Measured frontier points the estimate rests on."),
+        integer("points_measured", "Measured points of the configuration."),
+        real("spread_cv_pct", "CV of output tokens/s per GPU over repeated runs of the "
+             "configuration at the concurrency of the point(s) used, % (the largest when "
+             "several points); NULL when measured once.",
+             domain=Domain(0, None, "stdev / mean of non-negative values: no upper bound")),
+        integer("spread_samples", "Runs behind spread_cv_pct (the fewest when several "
+                "points)."),
+        real("throughput_margin_pct", "Relative margin on the throughput giving gpus_low "
+             "and gpus_high, %.", domain=_PLAN_TOTAL),
+        text("margin_basis", "Where the margin comes from."),
+        real("power_w", "Average power of the deployment, W.", domain=_PLAN_TOTAL),
+        text("power_source", "measured or nameplate; NULL when neither is known.",
+             checks=(Check.isin(["measured", "nameplate"]),)),
+        text("power_reason", "Why power_w is NULL."),
+        real("energy_kwh_per_month", "power_w x 730 h / 1000.", domain=_PLAN_TOTAL),
+        text("price_class", "Provider class priced (raw.reference_gpu_prices)."),
+        real("usd_per_gpu_hour", "Its price per GPU-hour, USD."),
+        text("price_source", "Where the price comes from, and as of when."),
+        real("cost_usd_per_month", "gpus x usd_per_gpu_hour x 730.", domain=_PLAN_TOTAL),
+        real("cost_usd_per_million_output_tokens", "cost_usd_per_month / (demand output "
+             "tokens/s x 3600 x 730 / 10^6).", domain=_PLAN_TOTAL),
+        text("why_it_loses", "Why a configuration of rank 2 or more is not chosen."),
+        text("reason", "Why the configuration cannot serve the demand (then the numbers are "
+             "NULL)."),
+        text("source_files", "Benchmark files behind the frontier point(s) used, "
+             "';'-separated."),
         text("source_file", "Scenario file."),
     ),
     lineage=False,

@@ -29,6 +29,7 @@ from transforms.inference.planner import first_fit_decreasing_groups
 from transforms.inference.tables import build_memory, build_optimal, build_plans
 from transforms.llm import kv_cache
 from transforms.llm import tables as llm
+from transforms.llm.deployment_table import build_deployment_plan
 from transforms.llm.energy import build_energy
 from transforms.mlperf.tables import (
     build_inference_results,
@@ -318,6 +319,7 @@ def test_derived_steps_never_raise_at_the_edges_of_the_domains(tmp_path, kind, s
         llm.build_frontier(store)
         kv_cache.build_kv_cache(store, kv_bound_tolerance=0.25)
         build_energy(store)
+        build_deployment_plan(store)
         build_collective_bandwidth(store, "t")
         build_collective_sizing(store, "t")
         build_inference_results(store, "t")

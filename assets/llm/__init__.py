@@ -19,7 +19,7 @@ DOMAIN = Domain(
              "llm_d_benchmark_report_yaml", "aiconfigurator_silicon_csv",
              "trtllm_bench_report_json", "nvidia_smi_csv", "amd_smi_energy_csv",
              "amd_smi_static_json", "reference_llm_models", "reference_model_aliases",
-             "llm_slo_policies"),
+             "llm_slo_policies", "reference_gpu_prices"),
     report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY, LLM_SERVING_ENERGY),
     report_sections=("llm:llm_serving",),
 )

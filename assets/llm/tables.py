@@ -6,13 +6,15 @@ from assets.derived import rebuild, table_asset
 from assets.llm import DOMAIN
 from assets.resources import SizingRules, Warehouse
 from assets.row_checks import ERROR, WARN, RowCheck, row_check
-from schemas.context import FILE_CONTEXT
+from schemas.context import FILE_CONTEXT, REFERENCE_GPU_PRICES, REFERENCE_GPUS
+from schemas.energy import LLM_SERVING_ENERGY
 from schemas.genai_perf import GENAI_PERF
 from schemas.invariants import PRINTED_SLACK
 from schemas.ledger import INGESTED_FILES
 from schemas.llm import (
     CAPACITY_PLAN_TOTAL,
     LLM_CAPACITY_PLAN,
+    LLM_DEPLOYMENT_PLAN,
     LLM_FRONTIER,
     LLM_SERVING_OPTIMAL,
     LLM_SERVING_RUNS,
@@ -23,6 +25,7 @@ from schemas.llm_serving import LLM_SERVING_RUNS as RAW_SERVING_RUNS
 from schemas.model_aliases import REFERENCE_MODEL_ALIASES
 from schemas.scenarios import CAPACITY_SCENARIOS
 from schemas.sizing import CAPACITY_PLAN_ISSUES, CAPACITY_PLAN_SUMMARY
+from transforms.llm.deployment_table import build_deployment_plan
 from transforms.llm.tables import (
     build_frontier,
     build_optimal,
@@ -68,6 +71,15 @@ def llm_frontier(context: dg.AssetExecutionContext, warehouse: Warehouse):
 def llm_capacity_plan(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [LLM_CAPACITY_PLAN],
                        lambda store: build_plans(store)[1])
+
+
+@dg.asset(**table_asset(
+    LLM_DEPLOYMENT_PLAN, (LLM_CAPACITY_PLAN, LLM_FRONTIER, LLM_SERVING_RUNS, LLM_SERVING_ENERGY,
+                          LLM_SLO_POLICIES, REFERENCE_GPUS, REFERENCE_GPU_PRICES,
+                          REFERENCE_MODEL_ALIASES), DOMAIN))
+def llm_deployment_plan(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    yield from rebuild(context, warehouse, [LLM_DEPLOYMENT_PLAN],
+                       lambda store: build_deployment_plan(store)[1])
 
 
 @dg.asset(**table_asset(

@@ -11,11 +11,12 @@ reaches the target from measurements.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from transforms.inference.optimal import ceil_div
+from transforms.llm.costing import gpus_for
 from transforms.llm.frontier import CONFIGURATION
 from transforms.llm.monotone import pchip
 from transforms.llm.scenario_total import plural
@@ -34,6 +35,9 @@ class Frontier:
     points_measured: int
     # (output tokens/s per user, output tokens/s per GPU), least interactive first
     points: tuple[tuple[float, float], ...]
+    gpu_model: str = ""
+    # (source file, run index) of each point, in the order of points
+    runs: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,10 @@ class Estimate:
     output_tokens_per_s_per_gpu: float
     how: str  # measured | interpolated | extrapolated
     points_used: int  # measured frontier points the value rests on
+    # the points nearest the target (indices into Frontier.points): the one measured, the
+    # two an interpolation lies between, the two an extrapolation continues (where the
+    # spread and the energy are read; not part of the value)
+    nearest: tuple[int, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -100,12 +108,15 @@ def frontiers(rows: Iterable[dict]) -> list[Frontier]:
     found = []
     for _, group in sorted(by_configuration.items(), key=lambda kv: repr(kv[0])):
         first = group[0]
+        ordered = sorted(group, key=lambda r: (r["output_tokens_per_s_per_user"],
+                                               r["output_tokens_per_s_per_gpu"]))
         found.append(Frontier(
             first["configuration"], workload(first), first["serving_mode"],
             int(first["gpus_per_replica"]),
             first["prefill_gpus"], first["decode_gpus"], int(first["points_measured"]),
-            tuple(sorted((r["output_tokens_per_s_per_user"], r["output_tokens_per_s_per_gpu"])
-                         for r in group))))
+            tuple((r["output_tokens_per_s_per_user"], r["output_tokens_per_s_per_gpu"])
+                  for r in ordered),
+            first["gpu_model"] or "", tuple((r["source_file"], r["run_index"]) for r in ordered)))
     return found
 
 
@@ -131,16 +142,17 @@ def estimate(frontier: Frontier, per_user: float) -> Estimate | None:
     xs = [x for x, _ in frontier.points]
     ys = [y for _, y in frontier.points]
     if per_user <= xs[0]:  # its most loaded point is already fast enough for each user
-        return Estimate(ys[0], MEASURED, 1)
+        return Estimate(ys[0], MEASURED, 1, (0,))
     if per_user in xs:
-        return Estimate(ys[xs.index(per_user)], MEASURED, 1)
+        return Estimate(ys[xs.index(per_user)], MEASURED, 1, (xs.index(per_user),))
     if per_user < xs[-1]:
-        return Estimate(pchip(xs, ys, per_user), INTERPOLATED, len(xs))
+        above = bisect_right(xs, per_user)
+        return Estimate(pchip(xs, ys, per_user), INTERPOLATED, len(xs), (above - 1, above))
     if len(xs) < 2:
         return None
     slope = (ys[-1] - ys[-2]) / (xs[-1] - xs[-2])
     value = ys[-1] + slope * (per_user - xs[-1])
-    return Estimate(value, EXTRAPOLATED, 2) if value > 0 else None
+    return Estimate(value, EXTRAPOLATED, 2, (len(xs) - 2, len(xs) - 1)) if value > 0 else None
 
 
 def option(frontier: Frontier, demand_output_tokens_per_s: float,
@@ -151,9 +163,9 @@ def option(frontier: Frontier, demand_output_tokens_per_s: float,
         return Option(frontier, None, reason=(
             f"its most interactive measured point gives {fastest:.4g} tokens/s per user, "
             f"below the {per_user:.4g} needed"))
-    per_replica = found.output_tokens_per_s_per_gpu * frontier.gpus_per_replica
-    replicas = max(1, ceil_div(demand_output_tokens_per_s, per_replica))
-    return Option(frontier, found, replicas, replicas * frontier.gpus_per_replica)
+    gpus = gpus_for(demand_output_tokens_per_s, found.output_tokens_per_s_per_gpu,
+                    frontier.gpus_per_replica)
+    return Option(frontier, found, gpus // frontier.gpus_per_replica, gpus)
 
 
 def choose_configuration(demand_output_tokens_per_s: float,

@@ -62,14 +62,14 @@ def build_frontier(store: Store) -> tuple[int, int]:
     return replace_validated(store, LLM_FRONTIER, to_frame(LLM_FRONTIER, frontier_rows(runs)))
 
 
-def frontier_of(store: Store, model: str, gpu_model: str) -> list[dict]:
-    """The frontier rows of a model (any of its aliases) on a GPU model; none when the
-    warehouse predates the table."""
+def frontier_of(store: Store, model: str, gpu_model: str | None) -> list[dict]:
+    """The frontier rows of a model (any of its aliases) on a GPU model (None: on every
+    GPU model); none when the warehouse predates the table."""
     if LLM_FRONTIER.key not in store.table_keys():
         return []
     return store.query(f"SELECT * FROM {LLM_FRONTIER.qualified} WHERE canonical_model = $1 "
-                       "AND gpu_model = $2 ORDER BY configuration, point_index",
-                       [resolver(store)(model), gpu_model]).rows(named=True)
+                       "AND ($2 IS NULL OR gpu_model = $2) ORDER BY gpu_model, configuration, "
+                       "point_index", [resolver(store)(model), gpu_model]).rows(named=True)
 
 
 def sweep_options(store: Store, model: str, gpu_model: str, slo_policy: str) -> list[dict]:
