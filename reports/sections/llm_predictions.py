@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, paragraph, table
-
 from store.store import Store
 
 ERROR = ("predictor", "gpu_model", "engine", "canonical_model", "predictions",

@@ -13,7 +13,6 @@ from collections import defaultdict
 from collections.abc import Iterable
 from statistics import fmean
 
-from parsers.gpu_names import gpu_label
 from schemas.model_aliases import model_key
 from transforms.llm.frontier import gpus_per_replica, label
 
@@ -37,7 +36,8 @@ _SHOWN = 8  # measured values named in a reason
 
 def deployment(values: dict) -> dict:
     """A deployment written one way, whoever wrote it: the model by its key (case and
-    separators aside), the GPU by its label, lower-case engine and precision; an unstated
+    separators aside), lower-case GPU label (each side's parser relabels what a driver
+    names: parsers/gpu_names.py), engine and precision; an unstated
     serving mode is aggregated (unless prefill or decode workers say otherwise), an unstated
     pipeline or expert size is 1, and one GPU is tensor-parallel 1."""
     disaggregated = values.get("serving_mode") == "disaggregated" or bool(
@@ -46,7 +46,7 @@ def deployment(values: dict) -> dict:
     if tp is None and not disaggregated and values.get("gpus") == 1:
         tp = 1
     return {"canonical_model": model_key(values["canonical_model"] or ""),
-            "gpu_model": (gpu_label(values.get("gpu_model")) or "").lower() or None,
+            "gpu_model": _lower(values.get("gpu_model")),
             "engine": _lower(values.get("engine")),
             "precision": _lower(values.get("precision")),
             "serving_mode": "disaggregated" if disaggregated else "aggregated",
