@@ -5,13 +5,18 @@ predictions no measured run matches."""
 from __future__ import annotations
 
 from reports.data import has_rows, read, text
-from reports.html import Col, Section, paragraph, table
+from reports.html import Col, Section, details, paragraph, table
 from store.store import Store
 
 ERROR = ("predictor", "gpu_model", "engine", "canonical_model", "predictions",
          "matched_points", "unmatched_points", "ttft_mean_error_pct", "ttft_mean_abs_error_pct",
          "tpot_mean_error_pct", "tpot_mean_abs_error_pct", "throughput_mean_error_pct",
          "throughput_mean_abs_error_pct", "unmatched_reasons")
+POINTS = ("predictor", "canonical_model", "configuration", "concurrency", "matched",
+          "measured_runs", "predicted_ttft_ms", "measured_ttft_ms", "ttft_error_pct",
+          "predicted_tpot_ms", "measured_tpot_ms", "tpot_error_pct",
+          "predicted_output_tokens_per_s_per_gpu", "measured_output_tokens_per_s_per_gpu",
+          "throughput_error_pct", "unmatched_reason")
 NONE_LOADED = ("No predictions loaded: add a predictions CSV (docs/predictions.md) under raw/ "
                "to see how far a predictor is from the measured runs.")
 
@@ -41,4 +46,17 @@ def prediction_error(store: Store) -> Section:
             Col("throughput_mean_error_pct", "tokens/s/GPU bias %"),
             Col("throughput_mean_abs_error_pct", "tokens/s/GPU MAE %"),
             Col("unmatched_reasons", "why unmatched", format=text)]))
+    points = read(store, "sizing", "prediction_error_points", POINTS,
+                  order_by=["predictor", "canonical_model", "configuration", "concurrency"])
+    section.add(details("Each prediction beside its measurement", table(points, [
+        Col("predictor", format=text), Col("canonical_model", "model", format=text),
+        Col("configuration", format=text), Col("concurrency"), Col("matched"),
+        Col("measured_runs", "runs"), Col("predicted_ttft_ms", "TTFT predicted (ms)"),
+        Col("measured_ttft_ms", "measured"), Col("ttft_error_pct", "error %"),
+        Col("predicted_tpot_ms", "TPOT predicted (ms)"), Col("measured_tpot_ms", "measured"),
+        Col("tpot_error_pct", "error %"),
+        Col("predicted_output_tokens_per_s_per_gpu", "tokens/s/GPU predicted"),
+        Col("measured_output_tokens_per_s_per_gpu", "measured"),
+        Col("throughput_error_pct", "error %"),
+        Col("unmatched_reason", "why unmatched", format=text)])))
     return section
