@@ -9,6 +9,8 @@ whose cells cannot be read is held back with its line; the schema holds back the
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from parsers.base import CsvLine, FormatError, Parsed, RowProblem, SourceFile, csv_records, frame
 from parsers.gpu_names import gpu_label
 from parsers.llm_serving.common import lower_text, text
@@ -72,11 +74,20 @@ def _row(names: list[str], line: CsvLine) -> dict[str, object]:
                               "engine": lower_text(cells.get("engine")),
                               "precision": lower_text(cells.get("precision")),
                               **{c: text(cells.get(c)) for c in TEXT},
-                              **{c: whole_number(cells.get(c) or None) for c in WHOLE},
-                              **{c: number(cells.get(c) or None) for c in PREDICTED}}
+                              **{c: _cell(whole_number, cells, c) for c in WHOLE},
+                              **{c: _cell(number, cells, c) for c in PREDICTED}}
     empty = [c for c in REQUIRED if row[c] is None]
     if empty:
         raise ValueError(f"no {', '.join(empty)}")
     if all(row[c] is None for c in PREDICTED):
         raise ValueError(f"nothing predicted: {', '.join(PREDICTED)} are all empty")
     return row
+
+
+def _cell(read: Callable[[str | None], float | int | None], cells: dict[str, str],
+          column: str) -> float | int | None:
+    """A numeric cell, or the row's ValueError naming its column."""
+    try:
+        return read(cells.get(column) or None)
+    except (ValueError, NumberError) as exc:
+        raise ValueError(f"{column}: {exc}") from None
