@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from samples.llm_serving import A100, H100, INPUT_TOKENS, MODEL, OUTPUT_TOKENS, Gpu
 
-PATH = "llm_predictions/llama3.1-8b-predictions.csv"
+PATH = "llm_serving/predictions/llama3.1-8b-predictions.csv"
 HEADER = ("predictor,model,gpu_model,engine,precision,serving_mode,tensor_parallel,"
           "pipeline_parallel,expert_parallel,prefill_workers,prefill_gpus,decode_workers,"
           "decode_gpus,input_tokens,output_tokens,concurrency,ttft_ms,tpot_ms,"
