@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from ingest.engine import ingest
+from reports.sections.llm_predictions import NONE_LOADED, prediction_error
 from samples.generate import write
 from samples.llm_models import llm_models_csv
 from samples.llm_serving import VLLM_DIR, llm_serving_files
 from samples.model_aliases import model_aliases_csv
+from schemas.llm_predictions import PREDICTION_ERROR, PREDICTION_ERROR_POINTS
 from store.store import Store, connect
 from transforms.llm import tables as llm
 from transforms.llm.prediction_error import error_rows, point_rows
@@ -93,6 +95,21 @@ def test_an_unmatched_prediction_is_counted_with_the_first_part_no_run_shares():
             by_model["Qwen3-32B"]["tpot_mean_error_pct"]) == (0, 0, None)
 
 
+def test_a_run_that_states_no_engine_is_named_so():
+    [point] = point_rows([prediction(2, 8, tpot_ms=11.0)],
+                         [measured(1, 8, backend=None, tpot_mean_ms=10.0)])
+    assert point["unmatched_reason"] == ("engine and precision: predicted engine=vllm "
+                                         "precision=fp8, measured only engine=unstated "
+                                         "precision=fp8")
+
+
+def test_the_report_section_says_in_one_line_when_no_prediction_is_loaded(store):
+    store.ensure([PREDICTION_ERROR, PREDICTION_ERROR_POINTS])  # the tables, empty
+    section = prediction_error(store)
+    assert len(section.parts) == 1 and NONE_LOADED in str(section.parts[0])
+    assert section.missing == []
+
+
 def test_a_one_gpu_run_that_states_no_parallelism_is_tp1_aggregated():
     [point] = point_rows(
         [prediction(2, 8, tensor_parallel=1, gpus_per_replica=1, tpot_ms=11.0)],
@@ -170,3 +187,10 @@ def test_a_prediction_reaches_no_measured_table_rule_or_frontier(warehouse):
                            "max_load_within_slo = 4096 OR source_files LIKE '%predictions%'"
                            ).item() == 0
     assert warehouse.query("SELECT max(points_measured) FROM sizing.llm_frontier").item() == 7
+
+
+def test_the_report_section_tables_each_predictor_and_each_pair(warehouse):
+    section = prediction_error(warehouse)
+    html = "".join(str(p) for p in section.parts)
+    assert "roofline" in html and "concurrency: predicted 4096" in html
+    assert "Each prediction beside its measurement" in html

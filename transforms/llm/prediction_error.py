@@ -86,8 +86,10 @@ def error_pct(predicted: float | None, measured: float | None) -> float | None:
 
 
 def _shown(values: dict, columns: tuple[str, ...]) -> str:
-    return " ".join(f"{c}={values[c]}" for c in columns) if len(columns) > 1 \
-        else str(values[columns[0]])
+    def value(column: str) -> str:
+        return "unstated" if values[column] is None else str(values[column])
+    return " ".join(f"{c}={value(c)}" for c in columns) if len(columns) > 1 \
+        else value(columns[0])
 
 
 def match(prediction: dict, runs: list[tuple[dict, dict]]) -> tuple[list[dict], str | None]:
