@@ -25,6 +25,7 @@ from parsers.llm_serving.inference_perf import InferencePerfLifecycle, Inference
 from parsers.llm_serving.inferencex import InferencexAggJson
 from parsers.llm_serving.llm_d.report import LlmdBenchmarkReport
 from parsers.llm_serving.llmperf import LlmperfResponses, LlmperfSummary
+from parsers.llm_serving.predictions import LlmPredictionsCsv
 from parsers.llm_serving.sglang import SglangBenchJsonl
 from parsers.llm_serving.trtllm_bench import TrtllmBenchReportJson
 from parsers.llm_serving.vllm import VllmBenchJson
@@ -72,6 +73,7 @@ PARSERS: tuple[Parser, ...] = (
     InferencexAggJson(),  # "hw" and "tput_per_gpu": no other format writes them
     LlmdBenchmarkReport(),  # YAML with top-level scenario and results (or v0.1 metrics)
     AiconfiguratorSiliconCsv(),  # a header with silicon_ttft_ms and silicon_tpot_ms
+    LlmPredictionsCsv(),  # a header with predictor, concurrency and a predicted value
     TrtllmBenchReportJson(),  # "world_info" and "request_throughput_req_s"
     GenAiPerfJson(),
     GenAiPerfCsv(),

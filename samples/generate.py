@@ -20,6 +20,7 @@ from pathlib import Path
 
 from samples.gpu_reference import gpu_prices_csv, gpus_csv
 from samples.llm_models import llm_models_csv
+from samples.llm_predictions import llm_predictions_files
 from samples.llm_serving import llm_serving_files
 from samples.mlperf_inference import mlperf_inference_files
 from samples.mlperf_training import mlperf_training_files
@@ -281,9 +282,10 @@ demands:
 
 
 def all_files() -> dict[str, str]:
-    """The whole sample raw root: inference, training, storage, LLM serving, MLPerf and
-    collectives."""
+    """The whole sample raw root: inference, training, storage, LLM serving and its
+    predictions, MLPerf and collectives."""
     return {**sample_files(), **training_files(), **storage_files(), **llm_serving_files(),
+            **llm_predictions_files(),
             **mlperf_inference_files(), **mlperf_training_files(), **nccl_tests_files()}
 
 

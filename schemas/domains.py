@@ -158,10 +158,20 @@ NAMES: dict[str, Domain] = {
            "files_ignored", "files_removed", "parser_version", "source_line", "first_line",
            "last_line", "run_index", "rank", "task_index", "job_index", "document_index",
            "groupid", "demand_index", "gpu_index", "num_prompts", "completed", "failed",
-           "points_measured", "points_on_frontier", "point_index", "points_used",
-           "spread_samples"),
+           "points_measured", "points_on_frontier", "point_index", "predictions",
+           "matched_points", "unmatched_points", "ttft_points", "tpot_points",
+           "throughput_points", "measured_runs", "points_used", "spread_samples"),
     **_all(RATE, "iops", "iops_first", "rwmix_read_iops", "output_tokens_per_s_per_gpu",
-           "output_tokens_per_s_per_instance", "output_tokens_per_s_per_user"),
+           "output_tokens_per_s_per_instance", "output_tokens_per_s_per_user",
+           "predicted_output_tokens_per_s_per_gpu", "measured_output_tokens_per_s_per_gpu"),
+    # a prediction's error: 100 x (predicted - measured) / measured, of values >= 0
+    **_all(Domain(-100, None, "100 x (predicted - measured) / measured of values >= 0: -100 "
+                              "when the prediction is 0, no upper bound"),
+           "ttft_error_pct", "tpot_error_pct", "throughput_error_pct",
+           "ttft_mean_error_pct", "tpot_mean_error_pct", "throughput_mean_error_pct"),
+    **_all(Domain(0, None, "a mean of absolute prediction errors, %: no upper bound"),
+           "ttft_mean_abs_error_pct", "tpot_mean_abs_error_pct",
+           "throughput_mean_abs_error_pct"),
     # LLM serving: a load is concurrent requests or requests/s of one instance
     **_all(Domain(0, 1e9, "concurrent requests or requests/s of one instance: 10^9 is "
                           "beyond any server"),

@@ -27,7 +27,7 @@ from transforms.history.tables import build_rule_changes, build_rule_history
 from transforms.inference.measurements import build_inference_measurements
 from transforms.inference.planner import first_fit_decreasing_groups
 from transforms.inference.tables import build_memory, build_optimal, build_plans
-from transforms.llm import kv_cache
+from transforms.llm import kv_cache, predictions
 from transforms.llm import tables as llm
 from transforms.llm.deployment_table import build_deployment_plan
 from transforms.llm.energy import build_energy
@@ -317,6 +317,9 @@ def test_derived_steps_never_raise_at_the_edges_of_the_domains(tmp_path, kind, s
         llm.build_plans(store)
         llm.build_totals(store)
         llm.build_frontier(store)
+        predictions.build_predictions(store)
+        predictions.build_error_points(store)
+        predictions.build_error(store)
         kv_cache.build_kv_cache(store, kv_bound_tolerance=0.25)
         build_energy(store)
         build_deployment_plan(store)

@@ -1,11 +1,12 @@
 """LLM serving: vLLM, SGLang, AIPerf, GuideLLM, llmperf, inference-perf, InferenceX, llm-d,
 AIConfigurator silicon samples and trtllm-bench reports to the serving rule, the KV-cache
-rule and the chat capacity plan."""
+rule and the chat capacity plan; predictions (docs/predictions.md) scored against them."""
 
 from assets.domain import Domain
 from schemas.energy import LLM_SERVING_ENERGY
 from schemas.kv_cache import KV_CACHE_CAPACITY
 from schemas.llm import DERIVED_TABLES, LLM_SLO_POLICIES
+from schemas.llm_predictions import PREDICTION_ERROR, PREDICTION_ERROR_POINTS
 
 DOMAIN = Domain(
     name="llm",
@@ -19,7 +20,8 @@ DOMAIN = Domain(
              "llm_d_benchmark_report_yaml", "aiconfigurator_silicon_csv",
              "trtllm_bench_report_json", "nvidia_smi_csv", "amd_smi_energy_csv",
              "amd_smi_static_json", "reference_llm_models", "reference_model_aliases",
-             "llm_slo_policies", "reference_gpu_prices"),
-    report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY, LLM_SERVING_ENERGY),
-    report_sections=("llm:llm_serving",),
+             "llm_slo_policies", "reference_gpu_prices", "llm_predictions_csv"),
+    report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY, LLM_SERVING_ENERGY,
+                  PREDICTION_ERROR, PREDICTION_ERROR_POINTS),
+    report_sections=("llm:llm_serving", "llm_predictions:prediction_error"),
 )
