@@ -62,9 +62,9 @@ def test_the_report_depends_on_what_the_manifests_say_it_reads():
                if k.path[0] in ("core", "sizing")}
     assert {k.to_user_string() for k in report.parent_keys} == {
         "raw/ingested_files", "raw/quarantine", "raw/ingestion_runs", "raw/llm_slo_policies",
-    # checkpointing (its sizing table is what the report shows) and the predictions (their
-    # error is), every sizing table but the LLM frontier and deployment plan (read by
-    # `sizing plan`; not drawn yet)
+        *derived} - {"core/mlperf_checkpointing", "core/llm_predictions",
+                     "sizing/llm_frontier", "sizing/llm_deployment_plan"}
+    assert len(REPORT_READS) == 36
 
 
 def test_every_asset_belongs_to_one_domain():
