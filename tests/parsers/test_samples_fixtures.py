@@ -24,6 +24,7 @@ FORMATS = {  # the first part found in the path names the format
            "reference/scenarios": "capacity_scenarios", "reference/slo": "slo_policies",
            "reference/llm_slo": "llm_slo_policies", "reference/llm_models": "reference_llm_models",
            "reference/model_aliases": "reference_model_aliases",
+           "reference/gpu_prices": "reference_gpu_prices",
            "/vllm-": "vllm_bench_json", "/predictions/": "llm_predictions_csv",
            "profile_export_aiperf.json": "aiperf_json", "profile_export_aiperf.csv": "aiperf_csv"}
 
