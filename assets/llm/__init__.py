@@ -5,7 +5,7 @@ rule and the chat capacity plan."""
 from assets.domain import Domain
 from schemas.energy import LLM_SERVING_ENERGY
 from schemas.kv_cache import KV_CACHE_CAPACITY
-from schemas.llm import DERIVED_TABLES, LLM_SLO_POLICIES
+from schemas.llm import DERIVED_TABLES, LLM_DEPLOYMENT_PLAN, LLM_FRONTIER, LLM_SLO_POLICIES
 
 DOMAIN = Domain(
     name="llm",
@@ -20,6 +20,8 @@ DOMAIN = Domain(
              "trtllm_bench_report_json", "nvidia_smi_csv", "amd_smi_energy_csv",
              "amd_smi_static_json", "reference_llm_models", "reference_model_aliases",
              "llm_slo_policies", "reference_gpu_prices"),
-    report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY, LLM_SERVING_ENERGY),
+    # the frontier and the deployment plan: the capacity section's charts
+    report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY, LLM_SERVING_ENERGY,
+                  LLM_FRONTIER, LLM_DEPLOYMENT_PLAN),
     report_sections=("llm:llm_serving",),
 )
