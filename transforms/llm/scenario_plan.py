@@ -182,7 +182,7 @@ def all_reduce_line(size_bytes: float, gpus: int, gpu_model: str, rules: Sequenc
     table = "sizing.collective_bandwidth_rule"
     what = f"all-reduce per step ({size_bytes / 1e6:,.4g} MB, {gpus:,} GPUs)"
     mine = [r for r in rules if r["operation"] == "all_reduce" and r["gpus"] == gpus
-            and _same_gpu(gpu_model, r["gpu_model"])]
+            and _same_gpu(gpu_model, r["gpu_model"]) and r["plateau_busbw_bytes_per_s"]]
     if gpus < 2:
         return Line(what, 0.0, MS, table, "one GPU all-reduces nothing")
     if not mine:
