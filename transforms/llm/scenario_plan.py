@@ -18,7 +18,6 @@ from transforms.inference.optimal import ceil_div
 
 GPUS, SERVERS, WATTS, RACK_UNITS, GB_PER_S, MS = "GPUs", "servers", "W", "U", "GB/s", "ms"
 BYTES_PER_GB = 1e9
-SCENARIO_PLAN_TABLE = "sizing.scenario_plan"
 
 
 @dataclass(frozen=True)
