@@ -320,14 +320,14 @@ def slo_rules(rules: Sequence[dict[str, Any]], field: str, label: str,
 
 def labelled_bars(data: pl.DataFrame, value: alt.X, category: alt.Y, label_format: str,
                   tooltip: Sequence[alt.Tooltip | str], offset: str | None = None,
-                  series: tuple[str, str] | None = None, fill: str = PALETTE[0]
+                  series: tuple[str, str | None] | None = None, fill: str = PALETTE[0]
                   ) -> AltChart:
     """Horizontal bars (the `points` layer) with their value written at their end. Both
     layers take one x encoding, scale included: a log scale on the bars and a linear one
     on the labels would be merged into one log scale from 0, which draws no bar; nor are
     the bars stacked (Vega-Lite stacks coloured bars, from 0 again).
     `offset`: a field splitting a category's band; `series`: (field, legend title) of the
-    bars' colour, else every bar is `fill`."""
+    bars' colour (a None title: no legend), else every bar is `fill`."""
     base = alt.Chart(data).encode(
         x=value.stack(None),  # side by side, each from zero (a stack from 0 has no log)
         y=category,

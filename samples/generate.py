@@ -268,7 +268,7 @@ LLM_SLO_YAML = """\
 
 SCENARIO_YAML = """\
 name: vision-and-chat
-server: {gpu_model: H100-80GB, gpus_per_server: 8}
+server: {gpu_model: H100-80GB, gpus_per_server: 8, rack_units: 8}
 slo: {percentile: p95, max_latency_ms: 600}
 chat_slo: mlperf-interactive
 demands:
@@ -278,6 +278,11 @@ demands:
   - {model: llama3_70b, concurrent_users: 16}
   # LLM chat, sized from the vLLM serving sweep (samples/llm_serving.py)
   - {model: meta-llama/Llama-3.1-8B-Instruct, chat_users: 2000, tokens_per_user_per_min: 300}
+# the joint plan's other lines: ResNet-50 trained on 16 GPUs (samples/training.py) reads
+# from storage; its bf16 gradients (25.6 M parameters x 2 bytes) are all-reduced each step
+# over the 2-node nccl-tests pod (samples/nccl_tests.py)
+training: {model: resnet50, gpus: 16}
+all_reduce: {bytes: 51200000, gpus: 16}
 """
 
 

@@ -444,5 +444,51 @@ LLM_DEPLOYMENT_PLAN = Table(
     lineage=False,
 )
 
+_PLAN_QUANTITY = Domain(0, None, "GPUs, servers, W, rack units, GB/s or ms a plan derives "
+                                 "from the scenario: bounded by it, not by a measurement")
+
+SCENARIO_PLAN = Table(
+    "sizing", "scenario_plan",
+    "The joint plan of each capacity scenario: one row per line of the answer, in order. "
+    "'serving (Triton)': sizing.capacity_plan_summary's recommended GPUs; 'serving (LLM: "
+    "<model>)': the configuration sizing.llm_deployment_plan ranks first (fewest GPUs, "
+    "with gpus_low and gpus_high), else sizing.llm_capacity_plan's GPUs; 'total GPUs' their "
+    "sum and 'servers' = ceil(total / gpus_per_server) (low and high from the parts' "
+    "ranges); 'average power': the deployment plan's measured power where it has one, "
+    "else raw.reference_gpus nameplate_power_w x GPUs (an upper bound; the basis says "
+    "which); 'rack units': servers x the scenario's server.rack_units, else "
+    "DEFAULT_RACK_UNITS_PER_SERVER (8U, an 8-GPU HGX server: an assumption the basis "
+    "states). When the scenario declares training {model, gpus}: 'training read "
+    "bandwidth' = the per-GPU read rate of sizing.training_storage_demand (the model on "
+    "the scenario's GPU at the nearest measured GPU count) x gpus, GB/s; all_reduce "
+    "{bytes, gpus}: 'all-reduce per step' = bytes x 2(n-1)/n / the plateau busbw of "
+    "sizing.collective_bandwidth_rule on n GPUs of the scenario's GPU, ms. A line that "
+    "cannot be computed has a NULL quantity and a basis that says why.",
+    (
+        text("scenario", "Scenario name.", nullable=False),
+        integer("line_index", "Position of the line in the plan, from 1.", nullable=False,
+                checks=_POSITIVE, domain=Domain(0, 1e6, "lines of one plan")),
+        text("line", "What the line counts: 'serving (Triton)', 'serving (LLM: <model>)', "
+             "'total GPUs', 'servers', 'average power', 'rack units', 'training read "
+             "bandwidth (...)', 'all-reduce per step (...)'.", nullable=False),
+        real("quantity", "The line's figure, in unit; NULL when it cannot be computed.",
+             domain=_PLAN_QUANTITY),
+        text("unit", "GPUs, servers, W, U (rack units), GB/s or ms.", nullable=False,
+             checks=(Check.isin(["GPUs", "servers", "W", "U", "GB/s", "ms"]),)),
+        real("low", "Lowest plausible figure (the rule's range); NULL: no spread.",
+             domain=_PLAN_QUANTITY),
+        real("high", "Highest plausible figure; NULL: no spread, or unbounded when low is "
+             "set.", domain=_PLAN_QUANTITY),
+        text("source_table", "The rule table(s) the figure comes from, ';'-separated.",
+             nullable=False),
+        text("basis", "The arithmetic in a sentence, with the numbers and assumptions; or "
+             "why the line cannot be computed.", nullable=False),
+        text("source_files", "Files behind the figure (benchmark results, the scenario "
+             "file, gpus.csv), ';'-separated."),
+    ),
+    lineage=False,
+)
+
 TABLES = (LLM_SLO_POLICIES,)
-DERIVED_TABLES = (LLM_SERVING_RUNS, LLM_SERVING_OPTIMAL, LLM_CAPACITY_PLAN, CAPACITY_PLAN_TOTAL)
+DERIVED_TABLES = (LLM_SERVING_RUNS, LLM_SERVING_OPTIMAL, LLM_CAPACITY_PLAN, CAPACITY_PLAN_TOTAL,
+                  SCENARIO_PLAN)

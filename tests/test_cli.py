@@ -110,7 +110,7 @@ def test_an_empty_raw_root_says_so_first_and_lists_no_empty_table(tmp_path, caps
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == f"raw root {raw} holds no files: is --raw right?"
     assert lines[2].startswith(f"Ingested {raw} in ")
-    assert lines[3:5] == ["  every core and sizing table is empty (36 tables)",
+    assert lines[3:5] == ["  every core and sizing table is empty (37 tables)",
                           f"Warehouse: {warehouse}"]
     assert not any(line.endswith(" 0 rows") for line in lines)
     # the same root from the environment, the run skipped: the hint names the variable

@@ -54,17 +54,17 @@ def test_the_report_depends_on_what_the_manifests_say_it_reads():
     graph = defs.resolve_asset_graph()
     report = graph.get(dg.AssetKey(["reports", "sizing_report"]))
     assert set(report.parent_keys) == {table_key(t) for t in REPORT_READS}
-    # the ledger's three tables and the chat SLOs, every core table but MLPerf Storage's
+    # the ledger's three tables, the chat SLOs and the model aliases (the chat charts find a
+    # demand's frontier by its canonical name), every core table but MLPerf Storage's
     # checkpointing (its sizing table is what the report shows) and the predictions (their
-    # error is), every sizing table but the LLM frontier and deployment plan (read by
-    # `sizing plan`; not drawn yet)
+    # error is), every sizing table
     derived = {k.to_user_string() for k in graph.get_all_asset_keys()
                if k.path[0] in ("core", "sizing")}
     assert {k.to_user_string() for k in report.parent_keys} == {
         "raw/ingested_files", "raw/quarantine", "raw/ingestion_runs", "raw/llm_slo_policies",
-        *derived} - {"core/mlperf_checkpointing", "core/llm_predictions",
-                     "sizing/llm_frontier", "sizing/llm_deployment_plan"}
-    assert len(REPORT_READS) == 36
+        "raw/reference_model_aliases",
+        *derived} - {"core/mlperf_checkpointing", "core/llm_predictions"}
+    assert len(REPORT_READS) == 40
 
 
 def test_every_asset_belongs_to_one_domain():

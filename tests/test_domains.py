@@ -31,6 +31,7 @@ from transforms.llm import kv_cache, predictions
 from transforms.llm import tables as llm
 from transforms.llm.deployment_table import build_deployment_plan
 from transforms.llm.energy import build_energy
+from transforms.llm.scenario_plan_table import build_scenario_plan
 from transforms.mlperf.tables import (
     build_inference_results,
     build_training_results,
@@ -325,6 +326,7 @@ def test_derived_steps_never_raise_at_the_edges_of_the_domains(tmp_path, kind, s
         build_deployment_plan(store)
         build_collective_bandwidth(store, "t")
         build_collective_sizing(store, "t")
+        build_scenario_plan(store)
         build_inference_results(store, "t")
         build_training_results(store, "t")
         build_training_scores(store, "t")

@@ -152,7 +152,9 @@ def test_summary_puts_the_capacity_plan_first_with_its_lower_bound(built, page):
     assert ('<b>Why a lower bound:</b> llama3_70b: no batch-1 concurrency measurement of '
             "llama3_70b on H100-80GB") in top
     assert "12 GPUs in 2 servers (H100-80GB × 8 per server, SLO p95 ≤ 600 ms)." in top
-    rows = {r[0]: r for r in cells(top[:top.index("</table>")])}
+    # the Triton models' table, after the joint plan (tests/test_scenario_plan.py)
+    triton = top[top.index("12 GPUs in 2 servers (H100-80GB × 8 per server"):]
+    rows = {r[0]: r for r in cells(triton[:triton.index("</table>")])}
     for demand in sizing(warehouse, "SELECT * FROM sizing.capacity_plan"):
         row = rows[demand["model"]]
         assert row[1] == f"{demand['concurrent_users']:,}"

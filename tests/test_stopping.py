@@ -368,4 +368,4 @@ def test_a_stopped_lake_run_marks_what_it_did_not_rebuild_stale(postgres_db, pub
         con.close()
     assert len(runs) == 2  # the raw step committed: on a lake, that is visible at once
     assert status == [("stale", f"run {runs[1][0][:8]} was stopped (SIGTERM) before "
-                       "rebuilding it", 37)]  # every derived table: none was rebuilt
+                       "rebuilding it", 38)]  # every derived table: none was rebuilt

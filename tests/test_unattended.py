@@ -352,9 +352,9 @@ def test_after_a_no_op_every_check_shows_its_verdict_carried_over(raw, tmp_path,
     noop = instance.get_runs(limit=1)[0]
     assert query(warehouse, "SELECT data_changed FROM raw.ingestion_runs ORDER BY started_at"
                  ) == [(True,), (False,)]
-    # every check of the graph (77 today), each with its verdict of the run before
+    # every check of the graph (78 today), each with its verdict of the run before
     checks = defs.resolve_asset_graph().asset_check_keys
-    assert set(after) == set(before) and len(after) == len(checks) == 77
+    assert set(after) == set(before) and len(after) == len(checks) == 78
     for name, (run_id, evaluation) in after.items():
         assert run_id == noop.run_id, f"{name} was not reported by the no-op run"
         assert isinstance(evaluation, dg.AssetCheckEvaluation), f"{name}: no verdict"

@@ -5,8 +5,9 @@ rule and the chat capacity plan; predictions (docs/predictions.md) scored agains
 from assets.domain import Domain
 from schemas.energy import LLM_SERVING_ENERGY
 from schemas.kv_cache import KV_CACHE_CAPACITY
-from schemas.llm import DERIVED_TABLES, LLM_SLO_POLICIES
+from schemas.llm import DERIVED_TABLES, LLM_DEPLOYMENT_PLAN, LLM_FRONTIER, LLM_SLO_POLICIES
 from schemas.llm_predictions import PREDICTION_ERROR, PREDICTION_ERROR_POINTS
+from schemas.model_aliases import REFERENCE_MODEL_ALIASES
 
 DOMAIN = Domain(
     name="llm",
@@ -21,7 +22,10 @@ DOMAIN = Domain(
              "trtllm_bench_report_json", "nvidia_smi_csv", "amd_smi_energy_csv",
              "amd_smi_static_json", "reference_llm_models", "reference_model_aliases",
              "llm_slo_policies", "reference_gpu_prices", "llm_predictions_csv"),
+    # the frontier and the deployment plan: the capacity section's charts, which find a
+    # demand's frontier by the model's canonical name (the alias table)
     report_reads=(LLM_SLO_POLICIES, *DERIVED_TABLES, KV_CACHE_CAPACITY, LLM_SERVING_ENERGY,
+                  LLM_FRONTIER, LLM_DEPLOYMENT_PLAN, REFERENCE_MODEL_ALIASES,
                   PREDICTION_ERROR, PREDICTION_ERROR_POINTS),
     report_sections=("llm:llm_serving", "llm_predictions:prediction_error"),
 )

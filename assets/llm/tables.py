@@ -19,6 +19,7 @@ from schemas.llm import (
     LLM_SERVING_OPTIMAL,
     LLM_SERVING_RUNS,
     LLM_SLO_POLICIES,
+    SCENARIO_PLAN,
 )
 from schemas.llm_serving import LLM_SERVING_REQUESTS
 from schemas.llm_serving import LLM_SERVING_RUNS as RAW_SERVING_RUNS
@@ -26,6 +27,8 @@ from schemas.model_aliases import REFERENCE_MODEL_ALIASES
 from schemas.scenarios import CAPACITY_SCENARIOS
 from schemas.sizing import CAPACITY_PLAN_ISSUES, CAPACITY_PLAN_SUMMARY
 from transforms.llm.deployment_table import build_deployment_plan
+from transforms.llm.scenario_plan_table import INPUTS as SCENARIO_PLAN_INPUTS
+from transforms.llm.scenario_plan_table import build_scenario_plan
 from transforms.llm.tables import (
     build_frontier,
     build_optimal,
@@ -88,6 +91,12 @@ def llm_deployment_plan(context: dg.AssetExecutionContext, warehouse: Warehouse)
 def capacity_plan_total(context: dg.AssetExecutionContext, warehouse: Warehouse):
     yield from rebuild(context, warehouse, [CAPACITY_PLAN_TOTAL],
                        lambda store: build_totals(store)[1])
+
+
+@dg.asset(**table_asset(SCENARIO_PLAN, SCENARIO_PLAN_INPUTS, DOMAIN))
+def scenario_plan(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    yield from rebuild(context, warehouse, [SCENARIO_PLAN],
+                       lambda store: build_scenario_plan(store)[1])
 
 
 ttft_within_end_to_end = row_check(RowCheck(

@@ -136,8 +136,9 @@ class CapacityScenarios:
     """One scenario mapping, or a list of them, each with server, slo and demands."""
 
     format = "capacity_scenarios"
-    # 2: read within safe_yaml limits; infinite numbers rejected. 3: LLM chat demands
-    version = 3
+    # 2: read within safe_yaml limits; infinite numbers rejected. 3: LLM chat demands.
+    # 4: server.rack_units, training and all_reduce (optional)
+    version = 4
     tables: tuple[Table, ...] = (CAPACITY_SCENARIOS,)
 
     def sniff(self, src: SourceFile) -> bool:
@@ -178,6 +179,9 @@ def _scenario(doc: dict, index: int) -> list[dict[str, object]]:
         "gpus_per_server": _positive(server.get("gpus_per_server"),
                                      f"{name}.server.gpus_per_server", whole=True),
         "chat_slo": None if chat_slo is None else _text(chat_slo, f"{name}.chat_slo"),
+        "rack_units_per_server": None if server.get("rack_units") is None else _positive(
+            server["rack_units"], f"{name}.server.rack_units", whole=True),
+        **_joint_plan_keys(doc, name),
     }
     rows = [{**common, "demand_index": j, **_demand(_mapping(demand, f"{name}.demands[{j}]"),
                                                     f"{name}.demands[{j}]")}
@@ -191,6 +195,25 @@ def _scenario(doc: dict, index: int) -> list[dict[str, object]]:
                                                         f"{name}.slo.max_latency_ms"))}
         rows = [{**row, **limits} for row in rows]
     return rows
+
+
+def _joint_plan_keys(doc: dict, name: str) -> dict[str, object]:
+    """The optional training {model, gpus} and all_reduce {bytes, gpus} of a scenario: what
+    its joint plan adds beside the serving GPUs (NULL when absent)."""
+    found: dict[str, object] = dict.fromkeys(
+        ("training_model", "training_gpus", "all_reduce_bytes", "all_reduce_gpus"))
+    if doc.get("training") is not None:
+        training = _mapping(doc["training"], f"{name}.training")
+        found["training_model"] = _text(training.get("model"), f"{name}.training.model")
+        found["training_gpus"] = _positive(training.get("gpus"), f"{name}.training.gpus",
+                                           whole=True)
+    if doc.get("all_reduce") is not None:
+        all_reduce = _mapping(doc["all_reduce"], f"{name}.all_reduce")
+        found["all_reduce_bytes"] = float(_positive(all_reduce.get("bytes"),
+                                                    f"{name}.all_reduce.bytes"))
+        found["all_reduce_gpus"] = _positive(all_reduce.get("gpus"),
+                                             f"{name}.all_reduce.gpus", whole=True)
+    return found
 
 
 def _demand(demand: dict, where: str) -> dict[str, object]:

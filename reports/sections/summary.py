@@ -14,6 +14,7 @@ from reports import charts
 from reports.checks import CheckOutcome
 from reports.data import has_rows, read, text
 from reports.html import Col, Section, details, esc, name, number, paragraph, raw_table, table
+from reports.sections.joint_plan import deployment_charts, plan_lines, plan_table
 from store.store import Store
 from transforms.llm.scenario_total import chat_demand_text, plural
 
@@ -41,8 +42,14 @@ def summary(store: Store, checks: Sequence[CheckOutcome] | None) -> Section:
     section = Section("summary", "Capacity plan")
     section.add(_state(store, checks))  # two lines: how far the answer below can be trusted
     totals = read(store, "sizing", "capacity_plan_total", TOTAL, order_by=["scenario"])
+    joint = plan_lines(store)
     for row in totals.to_dicts() if has_rows(totals) else []:  # type: ignore[union-attr]
+        # the answer, then its joint plan: each line with its range and rule table
         section.add(_answer(row))
+        if row["scenario"] in joint:
+            section.add(plan_table(joint[row["scenario"]]))
+    for scenario in joint:  # what each chat model's configuration was chosen from
+        section.grid(deployment_charts(store, scenario))
     plans = read(store, "sizing", "capacity_plan_summary", SUMMARY, order_by=["scenario"])
     chat = read(store, "sizing", "llm_capacity_plan", CHAT, order_by=["scenario", "model"])
     if not has_rows(plans) and not has_rows(chat):
