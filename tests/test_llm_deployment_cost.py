@@ -224,11 +224,12 @@ def test_sizing_plan_says_the_deployment_cost_power_and_range(sample, capsys):
     assert round(per_gpu) == 6070
     deployment = out.index(next(x for x in out if x.startswith("Deployment")))
     assert out[deployment:deployment + 5] == [
-        "Deployment (fewest GPUs): (1 GPU): 2 GPUs (2-2), 1 server of 8; measured at 6,070 "
-        "tokens/s per GPU from 1 of 4 frontier points (4 measured); range +/-5 % (measured "
-        "once: default)",
+        "Deployment (fewest GPUs): (1 GPU): 2 GPUs (2 at either end of the range), 1 server "
+        "of 8; measured at 6,070 tokens/s per GPU from 1 of 4 frontier points (4 measured); "
+        "range +/-5 % (measured once: default)",
         # the vLLM sweep: 10,000 / 2,193 per GPU -> 5 GPUs x $6.88 x 730 = $25,112
-        "runner-up: (1 GPU) bf16: 5 GPUs (5-5), $25,112 a month; loses: 3 more GPUs",
+        "runner-up: (1 GPU) bf16: 5 GPUs (5 at either end of the range), $25,112 a month; "
+        "loses: 3 more GPUs",
         # no power log in the sample: 2 x 700 W (gpus.csv) = 1.4 kW x 730 h = 1,022 kWh
         "power: 1.40 kW average, 1,022 kWh a month (nameplate: 2 x 700 W, an upper bound; "
         "no GPU power log joins the runs used)",

@@ -128,13 +128,18 @@ def loses_because(loser: Costed, chosen: Costed, optimize: str) -> str:
 
 
 def gpus_with_range(c: Costed) -> str:
-    """'16 GPUs (14-19)', '16 GPUs (14-19, extrapolated)', '16 GPUs (14 or more)'."""
+    """'16 GPUs (14-19)', '16 GPUs (14-19, extrapolated)', '16 GPUs (14 or more)', '2 GPUs
+    (2 at either end of the range)'."""
     gpus = c.option.gpus or 0
     flag = ", extrapolated" if c.extrapolated else ""
     if c.gpus_low is None:
         return f"{gpus:,} GPU{'' if gpus == 1 else 's'}"
-    span = (f"{c.gpus_low:,}-{c.gpus_high:,}" if c.gpus_high is not None
-            else f"{c.gpus_low:,} or more")
+    if c.gpus_low == c.gpus_high:
+        span = f"{c.gpus_low:,} at either end of the range"
+    elif c.gpus_high is not None:
+        span = f"{c.gpus_low:,}-{c.gpus_high:,}"
+    else:
+        span = f"{c.gpus_low:,} or more"
     return f"{gpus:,} GPU{'' if gpus == 1 else 's'} ({span}{flag})"
 
 
