@@ -17,7 +17,7 @@ from samples.model_aliases import model_aliases_csv
 from schemas.llm_predictions import PREDICTION_ERROR, PREDICTION_ERROR_POINTS
 from store.store import Store, connect
 from transforms.llm import tables as llm
-from transforms.llm.prediction_error import error_rows, point_rows
+from transforms.llm.prediction_error import error_pct, error_rows, point_rows
 from transforms.llm.predictions import build_error, build_error_points, build_predictions
 
 _PREDICTION = {"predictor": "aiconfigurator 0.4.0", "model": "Llama-3.1-8B",
@@ -194,3 +194,8 @@ def test_the_report_section_tables_each_predictor_and_each_pair(warehouse):
     html = "".join(str(p) for p in section.parts)
     assert "roofline" in html and "concurrency: predicted 4096" in html
     assert "Each prediction beside its measurement" in html
+
+
+def test_an_error_that_overflows_is_no_error():
+    assert error_pct(1e6, 1e-306) is None  # 1e314 %: not a finite number, never in a table
+    assert error_pct(12.0, 10.0) == pytest.approx(20.0)

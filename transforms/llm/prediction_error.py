@@ -9,6 +9,7 @@ out, and what they have there, so an analyst sees what to measure (or predict) n
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable
 from statistics import fmean
@@ -79,10 +80,11 @@ def measured_deployment(run: dict) -> dict:
 
 def error_pct(predicted: float | None, measured: float | None) -> float | None:
     """100 x (predicted - measured) / measured; None unless both are there and the
-    measured value is above 0."""
+    measured value is above 0, and when the ratio overflows (a measured 1e-300 ms)."""
     if predicted is None or measured is None or measured <= 0:
         return None
-    return 100.0 * (predicted - measured) / measured
+    error = 100.0 * (predicted - measured) / measured
+    return error if math.isfinite(error) else None
 
 
 def _shown(values: dict, columns: tuple[str, ...]) -> str:
