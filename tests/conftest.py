@@ -1,13 +1,17 @@
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import itertools
 import multiprocessing
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -67,6 +71,77 @@ def raw(tmp_path: Path) -> Path:
     root = tmp_path / "raw"
     generate.write(root)
     return root
+
+
+@dataclass(frozen=True)
+class Ingested:
+    """A raw root and the warehouse `sizing ingest` built from it (reports beside it)."""
+
+    raw: Path
+    warehouse: Path
+
+    @property
+    def reports(self) -> Path:
+        return self.warehouse.parent / "reports"
+
+
+@pytest.fixture(scope="session")
+def ingested_sample_template(tmp_path_factory, worker_id) -> Ingested:
+    """The sample raw root ingested once for the whole `make test` run: both xdist workers
+    share one, built by whichever asks first (a whole ingest costs some 13 s of CPU).
+    Read it only: a test that writes takes its own copy (`ingested_sample`)."""
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":  # the workers' base folders sit side by side
+        shared = shared.parent
+    made = Ingested(shared / "sample-ingested" / "raw",
+                    shared / "sample-ingested" / "wh" / "warehouse.duckdb")
+    with _exclusive(shared / "sample-ingested.lock"):
+        done = made.raw.parent / "done"
+        if not done.exists():
+            from pipelines.cli import main
+
+            shutil.rmtree(made.raw.parent, ignore_errors=True)  # a build cut short
+            generate.write(made.raw)
+            assert main(["ingest", "--raw", str(made.raw), "--warehouse",
+                         str(made.warehouse)]) == 0
+            done.touch()
+    return made
+
+
+@contextlib.contextmanager
+def _exclusive(lock_file: Path):
+    with open(lock_file, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.fixture
+def ingested_sample(ingested_sample_template: Ingested, tmp_path: Path) -> Ingested:
+    """The sample raw root and its ingested warehouse, copied for this test as if it had
+    ingested them itself: modification times are kept, so the next run over the copy
+    finds every file unchanged, and the ledger names files relative to the root."""
+    template = ingested_sample_template
+    mine = Ingested(tmp_path / "raw", tmp_path / "wh" / template.warehouse.name)
+    copy_as_it_was(template.raw, mine.raw)
+    copy_as_it_was(template.warehouse.parent, mine.warehouse.parent)
+    return mine
+
+
+def copy_as_it_was(source: Path, target: Path) -> None:
+    """A folder copied so that a run finds every entry as it was: modification times kept,
+    symbolic links as links, FIFOs made anew (never opened); lock files left behind."""
+    def copy(src: str, dst: str) -> None:
+        if stat.S_ISFIFO(os.lstat(src).st_mode):
+            os.mkfifo(dst)
+            shutil.copystat(src, dst)
+        else:
+            shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, symlinks=True, copy_function=copy,
+                    ignore=shutil.ignore_patterns("*.lock"))
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from pipelines.cli import main
 from reports.docs import all_tables
 from samples import generate
 from schemas.domains import domain_of
+from tests.conftest import copy_as_it_was
 from tests.test_unattended import entries_on_disk, query
 
 EIGHT_GPU = "training/h100-pod-a/1-node/resnet50-bs256-8gpu.log"
@@ -81,13 +82,17 @@ def out_of_domain(warehouse: Path) -> list[str]:
     return found
 
 
-@pytest.fixture
-def ingested(tmp_path, monkeypatch):
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))  # as `make ui` uses it
-    raw, warehouse = tmp_path / "raw", tmp_path / "w.duckdb"
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory):
+    """One run over the sample and every bad input, read by the tests (a test that writes
+    copies the folder)."""
+    root = tmp_path_factory.mktemp("bad-inputs")
+    raw, warehouse = root / "raw", root / "w.duckdb"
     generate.write(raw)
     add_every_bad_input(raw)
-    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DAGSTER_HOME", str(root / "dagster"))  # as `make ui` uses it
+        assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
     return raw, warehouse
 
 
@@ -124,8 +129,11 @@ def test_the_bad_context_files_are_rejected_with_reasons_and_their_files_load(in
                                 "must be a whole number above 0, found '²'")]
 
 
-def test_a_second_run_and_the_report_succeed(ingested, tmp_path):
-    raw, warehouse = ingested
+def test_a_second_run_and_the_report_succeed(ingested, tmp_path, monkeypatch):
+    # a copy of the first run's folder (modification times kept: files unchanged since)
+    copy_as_it_was(ingested[0].parent, tmp_path / "run")
+    raw, warehouse = tmp_path / "run" / "raw", tmp_path / "run" / "w.duckdb"
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "run" / "dagster"))
     assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
     assert main(["report", "--warehouse", str(warehouse),
                  "--out", str(tmp_path / "report.html")]) == 0

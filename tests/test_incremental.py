@@ -42,14 +42,15 @@ def materialized(result: dg.ExecuteInProcessResult) -> dict[str, dict]:
 
 
 @pytest.fixture
-def first(tmp_path) -> tuple[Path, Path, dg.ExecuteInProcessResult]:
-    raw, warehouse = tmp_path / "raw", tmp_path / "wh" / "lab.duckdb"
-    generate.write(raw)
-    return raw, warehouse, run(raw, warehouse)
+def first(ingested_sample) -> tuple[Path, Path, str]:
+    """The sample ingested once: its raw root, warehouse and the run that built it."""
+    raw, warehouse = ingested_sample.raw, ingested_sample.warehouse
+    [(run_id,)] = query(warehouse, "SELECT run_id FROM raw.ingestion_runs")
+    return raw, warehouse, run_id
 
 
 def test_one_new_file_rebuilds_only_what_depends_on_its_format(first):
-    raw, warehouse, r1 = first
+    raw, warehouse, first_run = first
     before = query(warehouse, "SELECT count(*) FROM core.inference_measurements")[0][0]
     sweep = (raw / PA_DIR / "bert_large_onnx-results.csv").read_text()
     (raw / PA_DIR / "bert_large_onnx_b2-results.csv").write_text(sweep + "\n")  # other bytes
@@ -64,9 +65,9 @@ def test_one_new_file_rebuilds_only_what_depends_on_its_format(first):
         "raw.perf_analyzer"]
     for table in KEPT:
         assert events[table]["metadata"]["rebuilt"].value is False, table
-        assert events[table]["version"] == r1.run_id  # the content built by the first run
+        assert events[table]["version"] == first_run  # the content built by the first run
     built = dict(query(warehouse, "SELECT table_name, built_run_id FROM raw.derived_status"))
-    assert {built[t] for t in KEPT} == {r1.run_id}
+    assert {built[t] for t in KEPT} == {first_run}
     assert {built[t] for t in INFERENCE} == {r2.run_id}
     assert built["reports.sizing_report"] == r2.run_id
     # the sample sweep's seven levels, once more under the new file's name

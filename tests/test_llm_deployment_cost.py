@@ -12,7 +12,7 @@ import pytest
 from parsers.base import SourceFile
 from parsers.reference.inference_csv import GpuPricesCsv, GpusCsv
 from pipelines.cli import main
-from samples import generate, llm_serving
+from samples import llm_serving
 from samples.gpu_reference import PRICES
 from schemas.context import REFERENCE_GPU_PRICES
 from store.store import Store, connect
@@ -198,13 +198,9 @@ def test_gpus_csv_without_power_still_loads():
 
 # ---- on the sample warehouse -----------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("deployment")
-    generate.write(root / "raw")
-    warehouse = root / "w.duckdb"
-    assert main(["ingest", "--raw", str(root / "raw"), "--warehouse", str(warehouse)]) == 0
-    return warehouse
+@pytest.fixture
+def sample(ingested_sample_template) -> Path:
+    return ingested_sample_template.warehouse  # `plan` and the queries only read it
 
 
 def plan(warehouse: Path, *options: str) -> list[str]:
@@ -217,7 +213,7 @@ def test_sizing_plan_says_the_deployment_cost_power_and_range(sample, capsys):
     assert main(plan(sample)) == 0
     out = capsys.readouterr().out.splitlines()
     genai = "inference/h100-bm-01/genai_perf/c64/profile_export_genai_perf.json"
-    per_gpu = json.loads((Path(str(sample)).parent / "raw" / genai).read_text())[
+    per_gpu = json.loads((sample.parents[1] / "raw" / genai).read_text())[
         "output_token_throughput"]["avg"]
     # 2,000 users x 300 tokens/min / 60 = 10,000 tokens/s over 6,070 per GPU: 2 GPUs; the
     # run measured once: +/-5 % -> 6,373: 1.6 -> 2; 5,766: 1.7 -> 2

@@ -32,6 +32,7 @@ from bench import mutation as m
 from pipelines.cli import main
 from samples import generate
 from schemas.spec import quote_ident
+from store.store import connect
 from tests.conftest import query
 
 SEEDS = m.seeds()
@@ -216,6 +217,28 @@ def test_the_8_gpu_tf_cnn_row_of_training_scaling_survives(mutated_run):
     assert "training/h100-pod-a/1-node/resnet50-bs256-8gpu.log" in sources.split(";")
 
 
+def _out_of_domain(con, schema: str, table: str, column: str, dtype: str) -> list[str]:
+    """What is wrong with one numeric column: non-finite doubles, or values outside the
+    column's declared domain."""
+    name, col = f"{quote_ident(schema)}.{quote_ident(table)}", quote_ident(column)
+    if dtype == "DOUBLE":
+        [(count, example)] = con.execute(f"SELECT count(*), any_value({col}) FROM {name} "
+                                         f"WHERE NOT isfinite({col})").fetchall()
+        if count:
+            return [f"{schema}.{table}.{column}: {count} non-finite (e.g. {example})"]
+    domain = m.column_domain(f"{schema}.{table}", column)
+    if domain is None or (domain.lo is None and domain.hi is None):
+        return []
+    lo = domain.lo if domain.lo is not None else -math.inf
+    hi = domain.hi if domain.hi is not None else math.inf
+    [(count, low, high)] = con.execute(f"SELECT count(*), min({col}), max({col}) FROM {name} "
+                                       f"WHERE {col} < ? OR {col} > ?", [lo, hi]).fetchall()
+    if count:
+        return [f"{schema}.{table}.{column}: {count} outside [{domain.lo}, {domain.hi}] "
+                f"(min {low}, max {high})"]
+    return []
+
+
 def numeric_columns(warehouse: Path) -> list[tuple[str, str, str, str]]:
     return query(warehouse, "SELECT table_schema, table_name, column_name, data_type FROM "
                             "information_schema.columns WHERE table_schema IN ('core', "
@@ -227,23 +250,10 @@ def numeric_columns(warehouse: Path) -> list[tuple[str, str, str, str]]:
 def test_core_and_sizing_tables_hold_only_finite_values_within_domains(mutated_run):
     _, _, warehouse, applied = mutated_run
     bad = []
-    for schema, table, column, dtype in numeric_columns(warehouse):
-        name = f"{quote_ident(schema)}.{quote_ident(table)}"
-        col = quote_ident(column)
-        if dtype == "DOUBLE":
-            [(count, example)] = query(warehouse, f"SELECT count(*), any_value({col}) FROM "
-                                                  f"{name} WHERE NOT isfinite({col})")
-            if count:
-                bad.append(f"{schema}.{table}.{column}: {count} non-finite (e.g. {example})")
-                continue
-        domain = m.column_domain(f"{schema}.{table}", column)
-        if domain is not None and (domain.lo is not None or domain.hi is not None):
-            lo = domain.lo if domain.lo is not None else -math.inf
-            hi = domain.hi if domain.hi is not None else math.inf
-            [(count, low, high)] = query(
-                warehouse, f"SELECT count(*), min({col}), max({col}) FROM {name} "
-                           f"WHERE {col} < ? OR {col} > ?", [lo, hi])
-            if count:
-                bad.append(f"{schema}.{table}.{column}: {count} outside [{domain.lo}, "
-                           f"{domain.hi}] (min {low}, max {high})")
+    con = connect(warehouse, read_only=True)  # one connection: hundreds of columns
+    try:
+        for schema, table, column, dtype in numeric_columns(warehouse):
+            bad.extend(_out_of_domain(con, schema, table, column, dtype))
+    finally:
+        con.close()
     assert bad == [], "\n".join(bad + ["mutations:", *applied.values()])

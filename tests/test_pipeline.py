@@ -277,9 +277,8 @@ def test_job_materializes_every_asset_and_checks_pass(paths):
     assert core_event.metadata["dagster/row_count"].value == 67
 
 
-def test_job_twice_gives_identical_tables_and_flags_a_bad_file(paths):
-    raw, warehouse = paths
-    _run(raw, warehouse)
+def test_job_twice_gives_identical_tables_and_flags_a_bad_file(ingested_sample):
+    raw, warehouse = ingested_sample.raw, ingested_sample.warehouse
     con = connect(warehouse, read_only=True)
     first = con.execute("SELECT * FROM core.inference_measurements ORDER BY ALL").fetchall()
     con.close()
@@ -296,9 +295,8 @@ def test_job_twice_gives_identical_tables_and_flags_a_bad_file(paths):
     assert status == ("rejected",)
 
 
-def test_a_run_that_finds_nothing_new_keeps_the_derived_tables(paths):
-    raw, warehouse = paths
-    _run(raw, warehouse)
+def test_a_run_that_finds_nothing_new_keeps_the_derived_tables(ingested_sample):
+    raw, warehouse = ingested_sample.raw, ingested_sample.warehouse
     result = _run(raw, warehouse)
     assert result.success
     materialized = {e.materialization.asset_key.to_user_string()

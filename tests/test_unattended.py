@@ -154,9 +154,8 @@ def test_a_moved_file_is_recognised_not_loaded_twice(store, raw):
         ("inference/h100-bm-01/moved/bert.csv", 7)]
 
 
-def test_rows_of_missing_files_leave_core_tables_unless_kept(raw, tmp_path):
-    warehouse = tmp_path / "w.duckdb"
-    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
+def test_rows_of_missing_files_leave_core_tables_unless_kept(ingested_sample):
+    raw, warehouse = ingested_sample.raw, ingested_sample.warehouse
     count = "SELECT count(*) FROM core.training_runs"
     assert query(warehouse, count) == [(9,)]
     (raw / TRAINING_LOG).unlink()
@@ -183,10 +182,9 @@ def _fresh_checks(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
             and e.asset_check_evaluation_data.check_name == "fresh"}
 
 
-def test_a_failing_rebuild_keeps_the_last_good_table_and_says_it_is_stale(raw, tmp_path,
+def test_a_failing_rebuild_keeps_the_last_good_table_and_says_it_is_stale(ingested_sample,
                                                                           monkeypatch):
-    warehouse = tmp_path / "w.duckdb"
-    assert _run(raw, warehouse).success
+    raw, warehouse = ingested_sample.raw, ingested_sample.warehouse
     capability = "SELECT * FROM sizing.storage_capability ORDER BY ALL"
     before = query(warehouse, capability)
     assert len(before) == 5
@@ -212,7 +210,7 @@ def test_a_failing_rebuild_keeps_the_last_good_table_and_says_it_is_stale(raw, t
                               "WHERE table_name = 'sizing.storage_capability'")
     assert status == [("stale", "ValueError: Type DOUBLE with value nan can't be cast")]
     assert query(warehouse, "SELECT count(*) FROM core.inference_measurements") == [(74,)]
-    html = (tmp_path / "reports" / "sizing-report.html").read_text()
+    html = (ingested_sample.reports / "sizing-report.html").read_text()
     assert '<h3 class="bad">Stale tables (5)</h3>' in html  # the five storage sizing tables
     assert "ValueError: Type DOUBLE with value nan can&#x27;t be cast" in html
 
@@ -280,16 +278,15 @@ def test_a_check_whose_query_fails_is_a_failed_check_and_the_run_succeeds(raw, t
         "could not run: ConversionException: Overflow in multiplication of DECIMAL(18,1)")
 
 
-def test_a_run_that_cannot_be_published_says_why_and_leaves_the_warehouse(raw, tmp_path,
+def test_a_run_that_cannot_be_published_says_why_and_leaves_the_warehouse(ingested_sample,
                                                                          monkeypatch, capsys):
     """The disk fills as the run ends (store/publish.py `_folded`): exit 1, the reason,
     and the warehouse the previous run published."""
     from store import publish
 
     monkeypatch.setenv("DAGSTER_HOME", "")
-    warehouse = tmp_path / "w.duckdb"
+    raw, warehouse = ingested_sample.raw, ingested_sample.warehouse
     command = ["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]
-    assert main(command) == 0
     before = query(warehouse, "SELECT path, sha256 FROM raw.ingested_files ORDER BY path")
 
     def full(staging):
@@ -303,7 +300,7 @@ def test_a_run_that_cannot_be_published_says_why_and_leaves_the_warehouse(raw, t
     assert main(command) == 1
     said = capsys.readouterr().err
     assert ("sizing: store.publish.NotPublished: the run's writes could not be folded into "
-            "w.duckdb.staging (No space left on device)") in said
+            "warehouse.duckdb.staging (No space left on device)") in said
     assert ("sizing: nothing was recorded: the run could not be published (see the errors "
             "above); the warehouse is as it was") in said
     assert query(warehouse, "SELECT path, sha256 FROM raw.ingested_files ORDER BY path") \
