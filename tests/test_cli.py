@@ -40,13 +40,15 @@ def test_ingest_prints_per_format_counts_and_the_warehouse(tmp_path, capsys, mon
     con.close()
 
 
-def test_ingest_reads_paths_from_the_environment(tmp_path, capsys, monkeypatch):
-    raw = tmp_path / "raw"
-    generate.write(raw)
-    monkeypatch.setenv("SIZING_RAW_DIR", str(raw))
-    monkeypatch.setenv("SIZING_WAREHOUSE", str(tmp_path / "env.duckdb"))
+def test_ingest_reads_paths_from_the_environment(ingested_sample, capsys, monkeypatch):
+    monkeypatch.setenv("SIZING_RAW_DIR", str(ingested_sample.raw))
+    monkeypatch.setenv("SIZING_WAREHOUSE", str(ingested_sample.warehouse))
+    monkeypatch.chdir(ingested_sample.raw.parent)  # not the project's default warehouse
     assert main(["ingest"]) == 0
-    assert (tmp_path / "env.duckdb").is_file()
+    # the root's ledger is in that warehouse: nothing to do (under another one: a run)
+    out = capsys.readouterr().out
+    assert out.lstrip().startswith(f"Nothing to ingest under {ingested_sample.raw}: ")
+    assert f"Warehouse: {ingested_sample.warehouse}" in out
 
 
 def test_a_warehouse_named_after_a_schema_is_refused(tmp_path, capsys):

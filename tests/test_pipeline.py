@@ -425,12 +425,11 @@ def test_the_gx_worker_starts_during_the_raw_step_only_over_a_small_root(paths, 
     assert started == ["sizing rebuild"]  # once: the steps after find it started
 
 
-def test_a_gx_worker_started_ahead_is_let_go_by_a_run_that_changed_no_rows(paths):
+def test_a_gx_worker_started_ahead_is_let_go_by_a_run_that_changed_no_rows(ingested_sample):
     """`sizing ingest` starts the worker before a small run; when no file's rows changed
     after all (a file touched, its bytes the same), nothing is rebuilt and no suite will
     ask: the raw step stops it rather than leaving 300 MB idle to the end of the run."""
-    raw, warehouse = paths
-    assert _run(raw, warehouse).success
+    raw, warehouse = ingested_sample.raw, ingested_sample.warehouse
     touched = raw / "inference" / "h100-bm-01" / "run.yaml"
     os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
     ahead = GxWorker()

@@ -230,11 +230,10 @@ def test_a_checks_worker_started_ahead_is_let_go_while_the_run_waits_for_the_loc
     assert events == ["worker", "released", "job"]
 
 
-def test_sizing_ingest_skips_an_unchanged_root_and_writes_nothing(tmp_path, raw, capsys,
+def test_sizing_ingest_skips_an_unchanged_root_and_writes_nothing(ingested_sample, capsys,
                                                                  monkeypatch):
     monkeypatch.setenv("DAGSTER_HOME", "")
-    warehouse = tmp_path / "wh.duckdb"
-    assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
+    raw, warehouse = ingested_sample.raw, ingested_sample.warehouse
     written = warehouse.stat().st_mtime_ns, warehouse.read_bytes()
     capsys.readouterr()
     assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
@@ -254,15 +253,16 @@ def test_sizing_ingest_skips_an_unchanged_root_and_writes_nothing(tmp_path, raw,
     assert runs == (2, 1)  # the skipped run left no row; the forced one did
 
 
-def test_a_skipped_run_does_not_import_pandas(tmp_path, raw, monkeypatch):
+def test_a_skipped_run_does_not_import_pandas(tmp_path, ingested_sample, monkeypatch):
     """DuckDB imports pandas at a process's first bound parameter, and pyarrow at
     Schema.empty_table: 0.2 s of a run that has nothing to do, kept off that path."""
     monkeypatch.setenv("DAGSTER_HOME", "")
     empty = tmp_path / "empty"
     empty.mkdir()
-    for root in (raw, empty):
-        warehouse = tmp_path / f"lab-{root.name}.duckdb"
-        assert main(["ingest", "--raw", str(root), "--warehouse", str(warehouse)]) == 0
+    assert main(["ingest", "--raw", str(empty), "--warehouse",
+                 str(tmp_path / "lab-empty.duckdb")]) == 0
+    for root, warehouse in ((ingested_sample.raw, ingested_sample.warehouse),
+                            (empty, tmp_path / "lab-empty.duckdb")):
         skipped = subprocess.run(
             [sys.executable, "-c", "import sys; from pipelines.cli import main; "
              f"code = main(['ingest', '--raw', {str(root)!r}, '--warehouse', "
