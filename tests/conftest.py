@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,27 +86,36 @@ class Ingested:
         return self.warehouse.parent / "reports"
 
 
-@pytest.fixture(scope="session")
-def ingested_sample_template(tmp_path_factory, worker_id) -> Ingested:
-    """The sample raw root ingested once for the whole `make test` run: both xdist workers
-    share one, built by whichever asks first (a whole ingest costs some 13 s of CPU).
-    Read it only: a test that writes takes its own copy (`ingested_sample`)."""
+def built_once(tmp_path_factory, worker_id: str, name: str,
+               build: Callable[[Path], None]) -> Path:
+    """A folder `build` fills once for the whole `make test` run: both xdist workers share
+    it, built by whichever asks first (the other waits). Tests read it only."""
     shared = tmp_path_factory.getbasetemp()
     if worker_id != "master":  # the workers' base folders sit side by side
         shared = shared.parent
-    made = Ingested(shared / "sample-ingested" / "raw",
-                    shared / "sample-ingested" / "wh" / "warehouse.duckdb")
-    with _exclusive(shared / "sample-ingested.lock"):
-        done = made.raw.parent / "done"
-        if not done.exists():
-            from pipelines.cli import main
+    folder = shared / f"built-once-{name}"
+    with _exclusive(shared / f"built-once-{name}.lock"):
+        if not (folder / "done").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a build cut short
+            folder.mkdir()
+            build(folder)
+            (folder / "done").touch()
+    return folder
 
-            shutil.rmtree(made.raw.parent, ignore_errors=True)  # a build cut short
-            generate.write(made.raw)
-            assert main(["ingest", "--raw", str(made.raw), "--warehouse",
-                         str(made.warehouse)]) == 0
-            done.touch()
-    return made
+
+@pytest.fixture(scope="session")
+def ingested_sample_template(tmp_path_factory, worker_id) -> Ingested:
+    """The sample raw root through `sizing ingest`, once for the run (a whole ingest costs
+    some 13 s of CPU). Read it only: a test that writes takes a copy (`ingested_sample`)."""
+    def ingest(folder: Path) -> None:
+        from pipelines.cli import main
+
+        generate.write(folder / "raw")
+        assert main(["ingest", "--raw", str(folder / "raw"), "--warehouse",
+                     str(folder / "wh" / "warehouse.duckdb")]) == 0
+
+    folder = built_once(tmp_path_factory, worker_id, "sample-ingested", ingest)
+    return Ingested(folder / "raw", folder / "wh" / "warehouse.duckdb")
 
 
 @contextlib.contextmanager

@@ -33,6 +33,7 @@ from schemas.storage import (
     TRAINING_STORAGE_DEMAND,
 )
 from store.store import Store, connect
+from tests.conftest import built_once
 
 XSS_MODEL = "<script>alert(1)</script>"
 XSS_SYSTEM = "<img src=x onerror=alert(2)>"
@@ -68,15 +69,19 @@ def build(root: Path) -> tuple[Path, dg.ExecuteInProcessResult]:
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory) -> tuple[Path, dg.ExecuteInProcessResult]:
-    """The sample raw root plus hostile names, through the whole ingest job."""
-    return build(tmp_path_factory.mktemp("report"))
+def built(tmp_path_factory, worker_id) -> Path:
+    """The warehouse of the sample raw root plus hostile names through the whole ingest
+    job, built once for the test run (tests/test_report_browser.py and
+    tests/test_report_cache.py read it too). Read it only."""
+    def job(folder: Path) -> None:
+        assert build(folder)[1].success
+
+    return built_once(tmp_path_factory, worker_id, "report-sample", job) / "wh" / "lab.duckdb"
 
 
 @pytest.fixture(scope="session")
 def page(built) -> str:
-    warehouse, _ = built
-    return report_path(warehouse).read_text()
+    return report_path(built).read_text()
 
 
 def plots(html: str) -> list[tuple[str, int, int]]:
@@ -89,8 +94,8 @@ def section(html: str, anchor: str) -> str:
     return found.group(1)
 
 
-def test_the_asset_writes_the_report_last_in_the_job(built):
-    warehouse, result = built
+def test_the_asset_writes_the_report_last_in_the_job(tmp_path):
+    warehouse, result = build(tmp_path)
     assert result.success
     events = [e for e in result.get_asset_materialization_events()
               if e.materialization.asset_key == REPORT_KEY]
@@ -136,7 +141,7 @@ def sizing(warehouse: Path, sql: str) -> list[dict]:
 
 
 def test_summary_puts_the_capacity_plan_first_with_its_lower_bound(built, page):
-    warehouse, _ = built
+    warehouse = built
     assert page.index('<section id="summary">') < page.index('<section id="inference">')
     top = section(page, "summary")
     plan = sizing(warehouse, "SELECT * FROM sizing.capacity_plan_summary")[0]
@@ -166,7 +171,7 @@ def test_summary_puts_the_capacity_plan_first_with_its_lower_bound(built, page):
 
 
 def test_the_optimum_pivot_has_a_column_per_slo_policy_and_the_tables_numbers(built, page):
-    warehouse, _ = built
+    warehouse = built
     inference = section(page, "inference")
     pivot = inference[inference.index("Optimal concurrency per configuration"):]
     table = cells(pivot[:pivot.index("</table>")])
@@ -298,7 +303,7 @@ def test_only_the_most_measured_pairs_are_read_and_plotted(tmp_path, monkeypatch
 
 
 def test_training_pivot_has_a_column_per_gpu_count(built, page):
-    warehouse, _ = built
+    warehouse = built
     training = section(page, "training")
     table = cells(training[training.index("Images/s and efficiency per GPU count"):])
     assert [h.split()[0] for h in table[0][3:]] == ["1", "2", "4", "8", "16", "32"]
@@ -311,7 +316,7 @@ def test_training_pivot_has_a_column_per_gpu_count(built, page):
 
 
 def test_storage_pivot_marks_what_is_extrapolated(built, page):
-    warehouse, _ = built
+    warehouse = built
     storage = section(page, "storage")
     assert "<b>Extrapolated:</b> 16 of 16 figures below are more GPUs than the training " \
            "runs used (at most 32)" in storage
@@ -519,7 +524,7 @@ def test_chart_text_is_measured_and_shown_in_one_embedded_font(page):
 
 
 def test_the_interactive_variant_embeds_vega_and_fetches_nothing(built, tmp_path):
-    warehouse, _ = built
+    warehouse = built
     con = connect(warehouse, read_only=True)
     try:
         written = write_report(Store(con), tmp_path / "i.html",
@@ -535,7 +540,7 @@ def test_the_interactive_variant_embeds_vega_and_fetches_nothing(built, tmp_path
 
 
 def test_cli_report_writes_the_file_and_prints_its_path(built, tmp_path, capsys, monkeypatch):
-    warehouse, _ = built
+    warehouse = built
     monkeypatch.setenv("DAGSTER_HOME", "")
     out = tmp_path / "mine.html"
     assert main(["report", "--warehouse", str(warehouse), "--out", str(out)]) == 0

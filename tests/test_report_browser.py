@@ -218,7 +218,7 @@ def browser():
 
 
 def test_the_report_reads_well_at_1280_by_800(built, browser, tmp_path):  # noqa: F811
-    warehouse, _ = built
+    warehouse = built
     requests: list[str] = []
     console: list[str] = []
     page = _open(browser, report_path(warehouse).resolve().as_uri(), requests, console)
@@ -249,7 +249,7 @@ def test_the_report_reads_well_at_1280_by_800(built, browser, tmp_path):  # noqa
 
 
 def test_the_interactive_report_renders_every_chart_offline(built, browser, tmp_path):  # noqa: F811
-    warehouse, _ = built
+    warehouse = built
     out = tmp_path / "interactive.html"
     con = connect(warehouse, read_only=True)
     try:
@@ -389,7 +389,7 @@ def every_chart(built, tmp_path_factory) -> dict[str, Path]:  # noqa: F811
                                domain_sections=REPORT_SECTIONS).path
     finally:
         con.close()
-    return {"sample": report_path(built[0]), "history": history, "storage views": storage}
+    return {"sample": report_path(built), "history": history, "storage views": storage}
 
 
 def test_every_chart_shows_its_data_on_its_axes_inside_its_canvas(every_chart, browser):

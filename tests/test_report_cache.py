@@ -21,7 +21,7 @@ from reports.report import render, write_report
 from runtime.config import CHART_FOLDER_ENV
 from runtime.spawn_pool import SpawnPool
 from store.store import Store, connect
-from tests.test_report import build
+from tests.test_report import built  # noqa: F401  (the report tests' warehouse, once)
 
 NOW = dt.datetime(2026, 11, 23, 12, 0)
 
@@ -32,11 +32,9 @@ def own_charts_only(monkeypatch) -> None:
     monkeypatch.delenv(CHART_FOLDER_ENV, raising=False)
 
 
-@pytest.fixture(scope="module")
-def warehouse(tmp_path_factory) -> Path:
-    path, result = build(tmp_path_factory.mktemp("cache"))
-    assert result.success
-    return path
+@pytest.fixture
+def warehouse(built) -> Path:  # noqa: F811
+    return built  # the report tests' warehouse, read only
 
 
 def rendered(store: Store, cache: ChartCache) -> tuple[str, ChartCache]:
