@@ -17,7 +17,7 @@ import pytest
 from parsers.registry import data_tables
 from samples import generate
 from store.faults import FAULT_ENV, POINTS
-from tests.conftest import PROJECT, lock_holder
+from tests.conftest import PROJECT, copy_as_it_was, lock_holder
 
 DATA_TABLES = ("raw.model_analyzer_inference", "raw.model_analyzer_gpu", "raw.perf_analyzer",
                "raw.genai_perf", "core.inference_measurements",
@@ -83,6 +83,16 @@ def published(tmp_path_factory) -> dict:
             "expected": snapshot(base / "after.duckdb")}
 
 
+@pytest.fixture
+def ingested(published, tmp_path: Path) -> tuple[Path, Path]:
+    """This test's copy of the published raw root and warehouse, as if it had ingested
+    them itself (modification times kept: every file is unchanged since)."""
+    raw, warehouse = tmp_path / "raw", tmp_path / "lab.duckdb"
+    copy_as_it_was(published["raw"], raw)
+    shutil.copy2(published["before"], warehouse)
+    return raw, warehouse
+
+
 def add_a_file(raw: Path) -> None:
     source = raw / "inference/h100-vm-02/model_analyzer/results/metrics-model-inference.csv"
     target = raw / EXTRA
@@ -90,9 +100,8 @@ def add_a_file(raw: Path) -> None:
     target.write_text(source.read_text().replace("resnet50_trt", "resnet152_trt"))
 
 
-def test_reader_keeps_answering_while_an_ingestion_publishes(raw, tmp_path):
-    warehouse = tmp_path / "lab.duckdb"
-    assert sizing(raw, warehouse).returncode == 0
+def test_reader_keeps_answering_while_an_ingestion_publishes(ingested):
+    raw, warehouse = ingested
     reader = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(f"""
             import duckdb, sys
@@ -207,9 +216,8 @@ con.close()
 
 
 def test_a_session_open_for_writing_keeps_its_work_and_the_run_publishes_beside_it(
-        raw, tmp_path):
-    warehouse = tmp_path / "lab.duckdb"
-    assert sizing(raw, warehouse).returncode == 0
+        ingested, tmp_path):
+    raw, warehouse = ingested
     analyst = subprocess.Popen([sys.executable, "-c", ANALYST.format(warehouse=str(warehouse))],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert analyst.stdout.readline().strip() == "open"
@@ -231,9 +239,8 @@ def test_a_session_open_for_writing_keeps_its_work_and_the_run_publishes_beside_
     con.close()
 
 
-def test_the_wal_of_a_crashed_session_is_folded_in_not_lost(raw, tmp_path):
-    warehouse = tmp_path / "lab.duckdb"
-    assert sizing(raw, warehouse).returncode == 0
+def test_the_wal_of_a_crashed_session_is_folded_in_not_lost(ingested, tmp_path):
+    raw, warehouse = ingested
     crashed = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
         import duckdb, os, signal
         con = duckdb.connect({str(warehouse)!r})
