@@ -1,0 +1,31 @@
+"""The raw root's sub-folders (a lab, a site) as Dagster partitions, when the warehouse is a
+lake (runtime.config.runs_per_partition): a run for partition `lab-west` ingests that folder
+only, as `sizing ingest --partition lab-west` does, and its raw tables materialize with that
+partition key; the derived tables, not partitioned, are rebuilt from every partition's rows.
+The raw-files sensor adds each new sub-folder as a partition (pipelines/automation.py).
+
+On a DuckDB file, which takes one writer, nothing is partitioned: every run reads the whole
+root, as before.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from runtime import config
+
+RAW_FOLDERS = dg.DynamicPartitionsDefinition(name="raw_folders")
+PARTITION_TAG = "dagster/partition"  # the tag Dagster gives a partition's run
+
+
+def raw_partitions() -> dg.DynamicPartitionsDefinition | None:
+    """The raw step's partitions: RAW_FOLDERS on a lake, none on a DuckDB file. Read when
+    the definitions load (SIZING_WAREHOUSE of the code location's process)."""
+    return RAW_FOLDERS if config.runs_per_partition() else None
+
+
+def folder_of(relpath: str) -> str | None:
+    """The partition an entry under the raw root belongs to: its first folder (None for an
+    entry directly in the root, which only a whole-root run reads)."""
+    head, sep, _ = relpath.partition("/")
+    return head if sep else None
