@@ -14,7 +14,8 @@ import dagster as dg
 
 from runtime import config
 
-RAW_FOLDERS = dg.DynamicPartitionsDefinition(name="raw_folders")
+RAW_FOLDERS_NAME = "raw_folders"
+RAW_FOLDERS = dg.DynamicPartitionsDefinition(name=RAW_FOLDERS_NAME)
 PARTITION_TAG = "dagster/partition"  # the tag Dagster gives a partition's run
 
 

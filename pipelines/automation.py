@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import dagster as dg
 
 from assets.ingestion.raw_root import fingerprint, partition_fingerprints, raw_root_fingerprint
-from assets.partitions import raw_partitions
+from assets.partitions import RAW_FOLDERS, RAW_FOLDERS_NAME, raw_partitions
 from assets.resources import Warehouse
 
 INGEST_JOB = "ingest"
@@ -50,50 +50,48 @@ def _cursor(text: str | None) -> dict[str, str]:
     return value if isinstance(value, dict) else {}
 
 
-def raw_files_sensor_for(partitions: dg.DynamicPartitionsDefinition | None
-                         ) -> dg.SensorDefinition:
+def raw_files_sensor_for(per_partition: bool) -> dg.SensorDefinition:
     @dg.sensor(name="raw_files_sensor", job_name=INGEST_JOB,
                minimum_interval_seconds=SENSOR_INTERVAL_S,
                default_status=dg.DefaultSensorStatus.RUNNING,
                description="Starts an ingestion when files under the raw root are added or "
                            "changed; on a lake, one run per changed sub-folder (partition).")
     def raw_files_sensor(context: dg.SensorEvaluationContext, warehouse: Warehouse):
-        if partitions is None:
+        if not per_partition:
             found = raw_root_fingerprint(warehouse)  # the raw root asset's data version
             if found == context.cursor:
                 return dg.SkipReason("no file under the raw root changed")
             context.update_cursor(found)
             return dg.RunRequest(run_key=found)
         changes = partition_changes(_cursor(context.cursor), partition_fingerprints(warehouse),
-                                    set(context.instance.get_dynamic_partitions(partitions.name)))
+                                    set(context.instance.get_dynamic_partitions(RAW_FOLDERS_NAME)))
         if not changes.changed and not changes.new:
             return dg.SkipReason("no file under any sub-folder of the raw root changed")
         return dg.SensorResult(
             # the fingerprint in the key: a partition changed back and forth runs again
             run_requests=[dg.RunRequest(run_key=f"{p}:{changes.fingerprints[p]}",
                                         partition_key=p) for p in changes.changed],
-            dynamic_partitions_requests=[partitions.build_add_request(changes.new)]
+            dynamic_partitions_requests=[RAW_FOLDERS.build_add_request(changes.new)]
             if changes.new else [],
             cursor=json.dumps(changes.fingerprints, sort_keys=True))
 
     return raw_files_sensor
 
 
-def daily_ingest_schedule_for(partitions: dg.DynamicPartitionsDefinition | None
-                              ) -> dg.ScheduleDefinition:
+def daily_ingest_schedule_for(per_partition: bool) -> dg.ScheduleDefinition:
     @dg.schedule(name="daily_ingest", job_name=INGEST_JOB, cron_schedule="0 2 * * *",
                  execution_timezone="UTC", default_status=dg.DefaultScheduleStatus.RUNNING,
                  description="Ingests the raw root every day at 02:00 UTC, whatever the "
                              "sensor saw; on a lake, a run per partition.")
     def daily_ingest(context: dg.ScheduleEvaluationContext):
-        if partitions is None:
+        if not per_partition:
             return dg.RunRequest()
-        keys = context.instance.get_dynamic_partitions(partitions.name)
+        keys = context.instance.get_dynamic_partitions(RAW_FOLDERS_NAME)
         return [dg.RunRequest(partition_key=k) for k in keys] or \
             dg.SkipReason("no partition yet: the raw-files sensor adds them")
 
     return daily_ingest
 
 
-raw_files_sensor = raw_files_sensor_for(raw_partitions())
-daily_ingest_schedule = daily_ingest_schedule_for(raw_partitions())
+raw_files_sensor = raw_files_sensor_for(raw_partitions() is not None)
+daily_ingest_schedule = daily_ingest_schedule_for(raw_partitions() is not None)

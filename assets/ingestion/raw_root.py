@@ -8,6 +8,7 @@ import hashlib
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import dagster as dg
 
@@ -70,7 +71,7 @@ RAW_ROOT_SPEC = dg.AssetSpec(
 
 def _observe_raw_root(warehouse: Warehouse, handed_listing: dg.ResourceParam[HandedListing]):
     state = raw_root_state(warehouse, keep=True, handed=handed_listing)  # kept: the raw step
-    metadata = {"path": dg.MetadataValue.path(str(warehouse.raw_root())),
+    metadata: dict[str, Any] = {"path": dg.MetadataValue.path(str(warehouse.raw_root())),
                 "files": dg.MetadataValue.int(state.files),
                 "size_bytes": dg.MetadataValue.int(state.bytes)}
     if partitions := warehouse.scope().partitions:  # what this run listed: its partitions
