@@ -87,7 +87,8 @@ def daily_ingest_schedule_for(per_partition: bool) -> dg.ScheduleDefinition:
         if not per_partition:
             return dg.RunRequest()
         keys = context.instance.get_dynamic_partitions(RAW_FOLDERS_NAME)
-        return [dg.RunRequest(partition_key=k) for k in keys] or \
+        # (a schedule's run keys are its tick's: one run per partition and day)
+        return [dg.RunRequest(run_key=k, partition_key=k) for k in keys] or \
             dg.SkipReason("no partition yet: the raw-files sensor adds them")
 
     return daily_ingest
