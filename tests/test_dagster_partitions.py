@@ -35,6 +35,8 @@ BIN = Path(sys.executable).parent
 # two labs, each holding part of the sample raw root
 LABS = {"lab-a": ("inference", "reference"), "lab-b": ("storage",)}
 WAIT_S = 600  # a bound for a daemon that never gets there, not a timing assertion
+OWN_SETTINGS = ("DAGSTER_HOME", "SIZING_DAGSTER_PG_URL", "SIZING_RAW_DIR", "SIZING_WAREHOUSE",
+                "SIZING_DATA_PATH", "SIZING_PARTITIONS", "SIZING_HOLD_AT", "SIZING_HOLD_UNTIL")
 DONE = (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED)
 
 
@@ -91,8 +93,9 @@ def partition_runs(postgres_cluster, lake_data_path, tmp_path_factory
     where = Lake(f"postgres:{postgres_cluster.create_database(f'{tmp.name}_lake')}",
                  lake_data_path.rstrip("/") + "/")
     pg_url = postgres_cluster.url(f"{tmp.name}_dagster")
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("SIZING_")},
-           "DAGSTER_HOME": str(home), "SIZING_DAGSTER_PG_URL": pg_url,
+    # the session's settings (its chart folder, say) without any warehouse of its own
+    base = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}
+    env = {**base, "DAGSTER_HOME": str(home), "SIZING_DAGSTER_PG_URL": pg_url,
            "SIZING_RAW_DIR": str(raw), "SIZING_WAREHOUSE": f"ducklake:{where.catalog}",
            "SIZING_DATA_PATH": where.data_path,
            "SIZING_HOLD_AT": "after-discovery", "SIZING_HOLD_UNTIL": str(release)}
@@ -123,7 +126,7 @@ def partition_runs(postgres_cluster, lake_data_path, tmp_path_factory
         embedded = tmp / "embedded" / "warehouse.duckdb"
         whole = subprocess.run(
             [str(BIN / "sizing"), "ingest", "--raw", str(raw), "--warehouse", str(embedded)],
-            env={k: v for k, v in env.items() if not k.startswith(("SIZING_", "DAGSTER_"))},
+            env={**base, "DAGSTER_HOME": ""},  # a throwaway instance
             cwd=tmp, capture_output=True, text=True, timeout=600)
         assert whole.returncode == 0, whole.stdout + whole.stderr
         yield PartitionRuns(home, raw, where, embedded, done, log.read_text())
