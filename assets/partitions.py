@@ -30,3 +30,17 @@ def folder_of(relpath: str) -> str | None:
     entry directly in the root, which only a whole-root run reads)."""
     head, sep, _ = relpath.partition("/")
     return head if sep else None
+
+
+def run_partition_key(partitions: tuple[str, ...], per_partition: bool,
+                      instance: dg.DagsterInstance) -> str | None:
+    """The partition key of a run over these sub-folders (`sizing ingest --partition`): with
+    the raw step partitioned, one top-level sub-folder is that partition's run, as the
+    sensor's would be (the partition added when new); none for several sub-folders, a
+    nested one or the whole root."""
+    if not per_partition or len(partitions) != 1 or "/" in partitions[0]:
+        return None
+    key = partitions[0]
+    if not instance.has_dynamic_partition(RAW_FOLDERS_NAME, key):
+        instance.add_dynamic_partitions(RAW_FOLDERS_NAME, [key])
+    return key

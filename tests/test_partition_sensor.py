@@ -11,7 +11,7 @@ import dagster as dg
 import pytest
 
 from assets.ingestion.raw_root import fingerprint, partition_fingerprints
-from assets.partitions import RAW_FOLDERS_NAME, folder_of
+from assets.partitions import RAW_FOLDERS_NAME, folder_of, run_partition_key
 from assets.resources import Warehouse
 from pipelines.automation import (
     EMPTY_FOLDER,
@@ -106,3 +106,15 @@ def test_the_schedule_requests_a_run_per_partition():
         # (run keys are scoped to the schedule's tick: one run per partition and day)
         assert [(r.partition_key, r.run_key) for r in requests] == \
             [("lab-a", "lab-a"), ("lab-b", "lab-b")]
+
+
+def test_a_cli_run_of_one_top_level_folder_is_that_partitions_run():
+    with dg.instance_for_test() as instance:
+        assert run_partition_key(("lab-a",), True, instance) == "lab-a"
+        assert instance.get_dynamic_partitions(RAW_FOLDERS_NAME) == ["lab-a"]
+        assert run_partition_key(("lab-a",), True, instance) == "lab-a"  # added once
+        assert instance.get_dynamic_partitions(RAW_FOLDERS_NAME) == ["lab-a"]
+        for partitions in (("lab-a", "lab-b"), ("storage/fio",), ()):
+            assert run_partition_key(partitions, True, instance) is None, partitions
+        assert run_partition_key(("lab-b",), False, instance) is None  # a DuckDB file
+        assert instance.get_dynamic_partitions(RAW_FOLDERS_NAME) == ["lab-a"]

@@ -76,8 +76,8 @@ class Progress:
                         deps=[RAW_ROOT_KEY])
            for t in RAW_TABLES],
     description="Discover every file under the raw root, detect its format from content, "
-                "parse, validate and load it; unchanged files are skipped. On a lake, one "
-                "sub-folder of the root (a partition) a run.",
+                "parse, validate and load it; unchanged files are skipped. On a lake, a run "
+                "loads one sub-folder of the root (a partition).",
     # a lake's raw tables, per sub-folder (assets/partitions.py); a backfill of several
     # partitions is a run each, the runs the sensor starts
     partitions_def=raw_partitions(),

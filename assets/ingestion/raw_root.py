@@ -71,9 +71,10 @@ RAW_ROOT_SPEC = dg.AssetSpec(
 
 def _observe_raw_root(warehouse: Warehouse, handed_listing: dg.ResourceParam[HandedListing]):
     state = raw_root_state(warehouse, keep=True, handed=handed_listing)  # kept: the raw step
-    metadata: dict[str, Any] = {"path": dg.MetadataValue.path(str(warehouse.raw_root())),
-                "files": dg.MetadataValue.int(state.files),
-                "size_bytes": dg.MetadataValue.int(state.bytes)}
+    metadata: dict[str, Any] = {
+        "path": dg.MetadataValue.path(str(warehouse.raw_root())),
+        "files": dg.MetadataValue.int(state.files),
+        "size_bytes": dg.MetadataValue.int(state.bytes)}
     if partitions := warehouse.scope().partitions:  # what this run listed: its partitions
         metadata["partitions"] = dg.MetadataValue.json(list(partitions))
     yield dg.ObserveResult(asset_key=RAW_ROOT_KEY, data_version=dg.DataVersion(state.fingerprint),
