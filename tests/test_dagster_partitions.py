@@ -109,7 +109,13 @@ def partition_runs(postgres_cluster, lake_data_path, tmp_path_factory
         try:
             with dg.DagsterInstance.from_config(str(home)) as instance:
                 def runs(*statuses: dg.DagsterRunStatus) -> list[dg.RunRecord] | None:
-                    found = instance.get_run_records(dg.RunsFilter(job_name="ingest"))
+                    # the sensor's (the daily schedule's, should the test span 02:00, not)
+                    found = instance.get_run_records(dg.RunsFilter(
+                        job_name="ingest", tags={"dagster/sensor_name": "raw_files_sensor"}))
+                    failed = [r.dagster_run.run_id for r in found
+                              if r.dagster_run.status == dg.DagsterRunStatus.FAILURE]
+                    assert not failed or dg.DagsterRunStatus.FAILURE in statuses, \
+                        f"runs {failed} failed:\n{log.read_text()[-3000:]}"
                     if len(found) == len(LABS) and \
                             (not statuses or all(r.dagster_run.status in statuses
                                                  for r in found)):
