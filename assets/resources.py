@@ -8,6 +8,7 @@ from typing import Any, cast
 import dagster as dg
 from pydantic import Field, PrivateAttr
 
+from assets.partitions import PARTITION_TAG
 from ingest.discovery import FoundFile, discover
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Limits
 from ingest.scope import Scope
@@ -68,6 +69,7 @@ class Warehouse(dg.ConfigurableResource):
     _location: WarehouseLocation | None = PrivateAttr(default=None)  # `path`, parsed once
     _in_run: bool = PrivateAttr(default=False)
     _run_id: str | None = PrivateAttr(default=None)
+    _run_partition: str | None = PrivateAttr(default=None)  # a partitioned run's key
     _listing: list[FoundFile] | None = PrivateAttr(default=None)
     _step: str | None = PrivateAttr(default=None)  # the step that last read or wrote
 
@@ -81,7 +83,8 @@ class Warehouse(dg.ConfigurableResource):
         (`take_listing`), so the observation of the raw root fingerprints the very listing
         the raw step ingests, and a 100,000-file root is not listed twice."""
         root = self.raw_root()
-        found = handed.take(root) if handed is not None and not self.partitions else None
+        found = handed.take(root) if handed is not None and not self.scope().partitions \
+            else None
         if found is None:
             found = discover(root, self.scope().partitions) if root.is_dir() else []
         if keep:
@@ -104,7 +107,12 @@ class Warehouse(dg.ConfigurableResource):
         return self.location().local_path
 
     def scope(self) -> Scope:
-        return Scope(tuple(config.partitions(self.partitions)))
+        """The partitions set in the resource's config (`sizing ingest --partition`), else
+        the run's partition key (a Dagster run of one sub-folder: assets/partitions.py),
+        else SIZING_PARTITIONS; none: the whole root."""
+        chosen = self.partitions if self.partitions is not None or self._run_partition is None \
+            else [self._run_partition]
+        return Scope(tuple(config.partitions(chosen)))
 
     def limits(self) -> Limits:
         return Limits(
@@ -118,6 +126,8 @@ class Warehouse(dg.ConfigurableResource):
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         self._in_run = True
         self._run_id = context.run_id
+        run = context.dagster_run
+        self._run_partition = run.tags.get(PARTITION_TAG) if run is not None else None
         # which stop signal arrives, whatever handler Dagster has installed (a run the
         # sensor, the schedule or the UI launched: `sizing ingest` watches already)
         stopping.watch(handlers=False)

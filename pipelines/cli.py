@@ -402,11 +402,17 @@ def _teardown_error(event) -> str | None:
 def _run_job(defs, warehouse: Warehouse, handed: HandedListing):
     """The ingest job in this process, with this run's `warehouse` resource (its settings,
     and the GX worker `sizing ingest` may have started) and the listing it made (`handed`,
-    for the run's observation of the raw root)."""
-    return defs.resolve_job_def("ingest").execute_in_process(
+    for the run's observation of the raw root). On a lake, a run of one sub-folder is that
+    partition's run (assets/partitions.py)."""
+    from assets.partitions import run_partition_key
+
+    job, instance = defs.resolve_job_def("ingest"), _instance()
+    return job.execute_in_process(
         resources={"warehouse": warehouse, "handed_listing": handed},
         run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
-        instance=_instance(),
+        instance=instance,
+        partition_key=run_partition_key(warehouse.scope().partitions,
+                                        job.partitions_def is not None, instance),
         raise_on_error=False,
     )
 

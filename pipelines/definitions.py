@@ -11,7 +11,10 @@ from assets.resources import SizingRules, Warehouse, no_handed_listing
 from pipelines.automation import INGEST_JOB, daily_ingest_schedule, raw_files_sensor
 from pipelines.domains import DOMAINS, REPORT_READS, REPORT_SECTIONS
 
-# DuckDB takes one writer: every step runs in the launching process, one after another.
+# Every step of a run runs in the launching process, one after another: they share the run's
+# one writer (DuckDB takes one; on a lake, its connection and locks). On a lake the raw step
+# is partitioned (assets/partitions.py), so the job is: a run per sub-folder of the raw root,
+# several at once (pipelines/automation.py).
 ingest_job = dg.define_asset_job(
     INGEST_JOB,
     # every asset and check, and the observation of the raw root (first: the raw step

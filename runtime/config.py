@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path
 
-from store import location, resident
+from store import lake, location, resident
 from store.location import WarehouseLocation
 
 RAW_DIR_ENV = "SIZING_RAW_DIR"
@@ -44,6 +44,13 @@ def warehouse_location(option: str | None = None) -> WarehouseLocation:
         return location.parse(option or os.environ.get(WAREHOUSE_ENV) or DEFAULT_WAREHOUSE)
     except location.LocationError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def runs_per_partition() -> bool:
+    """Whether Dagster runs each sub-folder of the raw root (a partition) as a run of its
+    own: when SIZING_WAREHOUSE names a DuckLake warehouse, where several runs commit at once.
+    A DuckDB file takes one writer, so its runs stay whole-root (docs/scale-out.md)."""
+    return lake.is_lake(os.environ.get(WAREHOUSE_ENV))
 
 
 def outside_raw_root(raw_root: Path, warehouse: WarehouseLocation) -> None:

@@ -12,6 +12,7 @@ import rich.progress
 from assets.carried_checks import carry_over
 from assets.keys import RAW_ROOT_KEY, table_key
 from assets.metadata import table_description, table_metadata
+from assets.partitions import raw_partitions
 from assets.resources import Warehouse
 from assets.row_checks import WARN, RowCheck, row_check
 from assets.versions import RAW, derived_fingerprint
@@ -75,7 +76,11 @@ class Progress:
                         deps=[RAW_ROOT_KEY])
            for t in RAW_TABLES],
     description="Discover every file under the raw root, detect its format from content, "
-                "parse, validate and load it; unchanged files are skipped.",
+                "parse, validate and load it; unchanged files are skipped. On a lake, a run "
+                "loads one sub-folder of the root (a partition).",
+    # a lake's raw tables, per sub-folder (assets/partitions.py); a backfill of several
+    # partitions is a run each, the runs the sensor starts
+    partitions_def=raw_partitions(),
 )
 def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
     with warehouse.writer() as store:
