@@ -34,7 +34,12 @@ class ConfigError(ValueError):
 
 
 def raw_dir(option: str | None = None) -> Path:
-    return Path(option or os.environ.get(RAW_DIR_ENV) or DEFAULT_RAW_DIR).resolve()
+    return Path(raw_setting(option)).resolve()
+
+
+def raw_setting(option: str | None = None) -> str:
+    """The raw root as given: a folder, or an s3:// URI (ingest/mirror.py)."""
+    return option or os.environ.get(RAW_DIR_ENV) or DEFAULT_RAW_DIR
 
 
 def warehouse_location(option: str | None = None) -> WarehouseLocation:

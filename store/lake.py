@@ -5,14 +5,13 @@ Chosen by `SIZING_WAREHOUSE=ducklake:postgres:<libpq conninfo>` with `SIZING_DAT
 connection is an in-memory DuckDB with the lake attached as its default catalog, so the
 same `raw.` / `core.` / `sizing.` names and the same `Store` work on both backends.
 
-The two extensions load from their PyPI wheels (duckdb-extension-ducklake and
-duckdb-extension-postgres-scanner, pinned with DuckDB in pyproject.toml), never from the
-network: autoinstall and autoload are off.
+The extensions load from their PyPI wheels (duckdb-extension-ducklake,
+duckdb-extension-postgres-scanner and duckdb-extension-httpfs, pinned with DuckDB in
+pyproject.toml), never from the network: autoinstall and autoload are off.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 from dataclasses import dataclass
@@ -21,14 +20,17 @@ from typing import Any
 
 import duckdb
 
+from store import s3
+from store.extensions import NO_DOWNLOADS, MissingExtension, extension_file
+
 LAKE_PREFIX = "ducklake:"
 DATA_PATH_ENV = "SIZING_DATA_PATH"
 ALIAS = "warehouse"  # the attached catalog: not raw, core or sizing (they are schemas)
 # (package, file stem): the postgres wheel's own file is named postgres.duckdb_extension
 # but only loads as postgres_scanner, the name its entry point carries
+# httpfs: a data path on s3:// (store/s3.py makes its secret)
 EXTENSIONS = (("duckdb_extension_ducklake", "ducklake"),
-              ("duckdb_extension_postgres_scanner", "postgres_scanner"))
-NO_DOWNLOADS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+              ("duckdb_extension_postgres_scanner", "postgres_scanner"), s3.HTTPFS)
 
 
 class LakeError(ValueError):
@@ -85,15 +87,10 @@ def is_lake(value: str | None) -> bool:
 
 
 def extension_files() -> list[Path]:
-    files = []
-    for package, stem in EXTENSIONS:
-        folder = Path(importlib.import_module(package).__file__ or "").parent
-        found = sorted(folder.rglob(f"{stem}.duckdb_extension"))
-        if not found:
-            raise LakeError(f"{package} holds no {stem}.duckdb_extension for DuckDB "
-                            f"{duckdb.__version__}: reinstall the project (make run)")
-        files.append(found[-1])
-    return files
+    try:
+        return [extension_file(package, stem) for package, stem in EXTENSIONS]
+    except MissingExtension as exc:
+        raise LakeError(str(exc)) from None
 
 
 def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
@@ -108,6 +105,10 @@ def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
     try:
         for file in extension_files():
             con.execute(f"LOAD '{_literal(str(file))}'")
+        try:  # before ATTACH: the data path may be on s3://
+            s3.create_secret(con)
+        except s3.S3Error as exc:
+            raise LakeError(str(exc)) from None
         options = [f"DATA_PATH '{_literal(lake.data_path)}'"] if lake.data_path else []
         if read_only or as_of:
             options.append("READ_ONLY")
