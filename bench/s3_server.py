@@ -8,6 +8,7 @@ path-style URLs, as for any S3-compatible server).
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ class LocalS3:
     def start(self) -> LocalS3:
         from moto.server import ThreadedMotoServer  # the dev extras; only these need it
 
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)  # a line per request
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         self._server.start()
         host, port = self._server.get_host_and_port()
