@@ -67,10 +67,11 @@ class LocalS3:
             list(pool.map(put, files))
         return len(files)
 
-    def keys(self, bucket: str, prefix: str = "") -> list[str]:
-        found: list[str] = []
+    def objects(self, bucket: str, prefix: str = "") -> dict[str, int]:
+        """Each object's key and size in bytes."""
+        found: dict[str, int] = {}
         pages = self.client().get_paginator("list_objects_v2").paginate(Bucket=bucket,
                                                                         Prefix=prefix)
         for page in pages:
-            found += [o["Key"] for o in page.get("Contents", [])]
+            found.update((o["Key"], o["Size"]) for o in page.get("Contents", []))
         return found

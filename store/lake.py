@@ -28,9 +28,9 @@ DATA_PATH_ENV = "SIZING_DATA_PATH"
 ALIAS = "warehouse"  # the attached catalog: not raw, core or sizing (they are schemas)
 # (package, file stem): the postgres wheel's own file is named postgres.duckdb_extension
 # but only loads as postgres_scanner, the name its entry point carries
-# httpfs: a data path on s3:// (store/s3.py makes its secret)
 EXTENSIONS = (("duckdb_extension_ducklake", "ducklake"),
-              ("duckdb_extension_postgres_scanner", "postgres_scanner"), s3.HTTPFS)
+              ("duckdb_extension_postgres_scanner", "postgres_scanner"))
+# and httpfs, for a data path on s3:// only (0.1-0.2 s a connection: `with_s3`)
 
 
 class LakeError(ValueError):
@@ -86,9 +86,10 @@ def is_lake(value: str | None) -> bool:
     return bool(value) and str(value).startswith(LAKE_PREFIX)
 
 
-def extension_files() -> list[Path]:
+def extension_files(with_s3: bool = False) -> list[Path]:
     try:
-        return [extension_file(package, stem) for package, stem in EXTENSIONS]
+        return [extension_file(package, stem)
+                for package, stem in (*EXTENSIONS, *([s3.HTTPFS] if with_s3 else []))]
     except MissingExtension as exc:
         raise LakeError(str(exc)) from None
 
@@ -105,10 +106,8 @@ def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
     try:
         for file in extension_files():
             con.execute(f"LOAD '{_literal(str(file))}'")
-        try:  # before ATTACH: the data path may be on s3://
-            s3.create_secret(con)
-        except s3.S3Error as exc:
-            raise LakeError(str(exc)) from None
+        if s3.is_s3(lake.data_path):  # before ATTACH: a first one creates the lake there
+            _reach_s3(con)
         options = [f"DATA_PATH '{_literal(lake.data_path)}'"] if lake.data_path else []
         if read_only or as_of:
             options.append("READ_ONLY")
@@ -125,6 +124,8 @@ def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
         con.execute(f"ATTACH '{_literal(LAKE_PREFIX + lake.catalog)}' AS {ALIAS}"
                     + (f" ({', '.join(options)})" if options else ""))
         con.execute(f"USE {ALIAS}")
+        if lake.data_path is None and s3.is_s3(_data_path(con)):  # as the catalog says
+            _reach_s3(con)
         if sandboxed:  # the lake's own Parquet files stay readable, nothing else
             con.execute("SET allowed_directories = ?", [[lake.data_path or _data_path(con)]])
             con.execute("SET enable_external_access = false")
@@ -133,6 +134,15 @@ def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
         con.close()
         raise
     return con
+
+
+def _reach_s3(con: duckdb.DuckDBPyConnection) -> None:
+    """httpfs loaded and the AWS variables' secret made (store/s3.py)."""
+    con.execute(f"LOAD '{_literal(str(extension_file(*s3.HTTPFS)))}'")
+    try:
+        s3.create_secret(con)
+    except s3.S3Error as exc:
+        raise LakeError(str(exc)) from None
 
 
 def reachable(lake: Lake) -> None:
