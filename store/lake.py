@@ -30,7 +30,7 @@ ALIAS = "warehouse"  # the attached catalog: not raw, core or sizing (they are s
 # but only loads as postgres_scanner, the name its entry point carries
 EXTENSIONS = (("duckdb_extension_ducklake", "ducklake"),
               ("duckdb_extension_postgres_scanner", "postgres_scanner"))
-# and httpfs, for a data path on s3:// only (0.1-0.2 s a connection: `with_s3`)
+# and httpfs, for a data path on s3:// or not named (0.1-0.2 s a connection: `_reach_s3`)
 
 
 class LakeError(ValueError):
@@ -86,10 +86,9 @@ def is_lake(value: str | None) -> bool:
     return bool(value) and str(value).startswith(LAKE_PREFIX)
 
 
-def extension_files(with_s3: bool = False) -> list[Path]:
+def extension_files() -> list[Path]:
     try:
-        return [extension_file(package, stem)
-                for package, stem in (*EXTENSIONS, *([s3.HTTPFS] if with_s3 else []))]
+        return [extension_file(package, stem) for package, stem in EXTENSIONS]
     except MissingExtension as exc:
         raise LakeError(str(exc)) from None
 
@@ -106,7 +105,9 @@ def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
     try:
         for file in extension_files():
             con.execute(f"LOAD '{_literal(str(file))}'")
-        if s3.is_s3(lake.data_path):  # before ATTACH: a first one creates the lake there
+        # before ATTACH, which refuses a data path on s3:// without httpfs; a reader that
+        # names none may find one in the catalog
+        if lake.data_path is None or s3.is_s3(lake.data_path):
             _reach_s3(con)
         options = [f"DATA_PATH '{_literal(lake.data_path)}'"] if lake.data_path else []
         if read_only or as_of:
@@ -124,8 +125,6 @@ def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
         con.execute(f"ATTACH '{_literal(LAKE_PREFIX + lake.catalog)}' AS {ALIAS}"
                     + (f" ({', '.join(options)})" if options else ""))
         con.execute(f"USE {ALIAS}")
-        if lake.data_path is None and s3.is_s3(_data_path(con)):  # as the catalog says
-            _reach_s3(con)
         if sandboxed:  # the lake's own Parquet files stay readable, nothing else
             con.execute("SET allowed_directories = ?", [[lake.data_path or _data_path(con)]])
             con.execute("SET enable_external_access = false")
