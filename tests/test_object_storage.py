@@ -23,6 +23,7 @@ from bench.s3_server import SECRET_ACCESS_KEY
 from ingest import mirror
 from ingest.engine import ingest
 from ingest.scope import Scope
+from runtime import config
 from store import s3
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -161,6 +162,13 @@ def test_s3_settings_come_from_the_aws_variables_and_never_print_the_secret():
     assert s3.scrubbed("refused SECRETxyz and TOKENxyz", settings) == "refused *** and ***"
     aws = s3.S3Settings.from_environment({"AWS_REGION": "us-east-2"})
     assert (aws.endpoint, aws.use_ssl, aws.url_style) == (None, True, None)
+
+
+def test_a_folder_setting_refuses_an_s3_root_rather_than_read_a_folder_not_there():
+    """The sensor's and the UI's runs read SIZING_RAW_DIR as a folder: over a path that is
+    not there, every file of the ledger would turn missing."""
+    with pytest.raises(config.ConfigError, match="ingested by `sizing ingest --raw s3://"):
+        config.raw_dir("s3://lab-results/raw")
 
 
 def _closed_port() -> int:
