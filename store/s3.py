@@ -57,11 +57,16 @@ class S3Settings:
         endpoint, use_ssl, url_style = first(*ENDPOINT_ENVS), True, None
         if endpoint is not None:
             parts = urlsplit(endpoint if "://" in endpoint else "https://" + endpoint)
-            if parts.scheme not in ("http", "https") or not parts.netloc:
+            try:
+                port = parts.port
+            except ValueError:
+                port = -1
+            if parts.scheme not in ("http", "https") or not parts.hostname or port == -1:
                 raise S3Error(f"{ENDPOINT_ENVS[1]}: not an http(s) URL (e.g. "
                               "http://127.0.0.1:9000)")
             # S3-compatible servers (MinIO, Ceph, moto) name the bucket in the path
-            endpoint, use_ssl, url_style = parts.netloc, parts.scheme == "https", "path"
+            endpoint = parts.hostname + (f":{port}" if port else "")
+            use_ssl, url_style = parts.scheme == "https", "path"
         return cls(first("AWS_ACCESS_KEY_ID"), first("AWS_SECRET_ACCESS_KEY"),
                    first("AWS_SESSION_TOKEN"), first(*REGION_ENVS), endpoint, use_ssl,
                    url_style)
