@@ -63,10 +63,12 @@ profile: $(INSTALLED)
 	$(BIN)/python -m bench.profile --files $(FILES)
 
 ## bench-lake: the DuckLake backend (private PostgreSQL) against the DuckDB file at 10k files,
-## one writer and two at once (not part of make test; about 5 minutes); FILES=10000
+## one writer and two at once, then the archive and the lake on a local S3 server (not part of
+## make test; about 8 minutes); FILES=10000, STORAGE=folder,s3 (or one of them)
 FILES ?= 10000
+STORAGE ?= folder,s3
 bench-lake: $(INSTALLED)
-	$(BIN)/python -m bench.lake --files $(FILES)
+	$(BIN)/python -m bench.lake --files $(FILES) --storage $(STORAGE)
 
 ## bench-mlperf: labels and storage tables on a synthetic MLPerf Storage v1.0-shaped archive
 ## (not part of make test); RUNS=662 by default

@@ -51,6 +51,8 @@ class Warehouse(dg.ConfigurableResource):
     warehouse/warehouse.duckdb, resolved when a run starts."""
 
     raw_dir: str | None = None
+    # the root the run records when raw_dir is a copy of it (an s3:// root's mirror)
+    raw_name: str | None = None
     path: str | None = None  # a DuckDB file, or ducklake:postgres:<conninfo> (scale-out)
     partitions: list[str] | None = None  # sub-folders of the raw root this run owns
     max_file_bytes: int | None = None

@@ -69,7 +69,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
            progress: Progress | None = None,
            on_rows_changed: Callable[[], None] | None = None,
            code_fingerprint: str = "", found: list[FoundFile] | None = None,
-           scope: Scope = WHOLE_ROOT, raw_code_version: str = "") -> IngestReport:
+           scope: Scope = WHOLE_ROOT, raw_code_version: str = "",
+           root_name: str | None = None) -> IngestReport:
     """Bring the raw tables up to date with the raw root. `code_fingerprint` names the
     code that derives tables (the assets' code versions): when it differs from the last
     run's, derived tables are rebuilt though no file changed. `on_rows_changed` is called
@@ -78,7 +79,8 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
     `found`: the raw root's listing when the caller has it (else it is listed here).
     `scope`: the partitions this run owns (ingest/scope.py); the rest of the ledger is left
     as it is. `raw_code_version`: the code reading the files, recorded with the run (a
-    later run over an unchanged root is skipped only under the same code: unchanged.py)."""
+    later run over an unchanged root is skipped only under the same code: unchanged.py).
+    `root_name`: the root recorded when `raw_root` is a local copy of it (an s3:// URI)."""
     started = ledger.now()
     rows_changed = _Once(on_rows_changed)
     tables = data_tables()
@@ -164,7 +166,7 @@ def ingest(store: Store, raw_root: Path, run_id: str, limits: Limits = Limits(),
         report = IngestReport(run_id, raw_root.resolve(), outcomes + missing, started,
                               keep_missing=limits.keep_missing,
                               code_fingerprint=code_fingerprint,
-                              raw_code_version=raw_code_version)
+                              raw_code_version=raw_code_version, root_name=root_name)
         changed = [(o, previous.get(o.relpath)) for o in report.outcomes
                    if _changed(o, previous.get(o.relpath))]
         report.data_changed = forced or bool(changed)

@@ -47,6 +47,7 @@ class IngestReport:
     keep_missing: bool = False
     code_fingerprint: str = ""
     raw_code_version: str = ""
+    root_name: str | None = None  # the root recorded, when raw_root is a copy (s3://...)
     tables_changed: list[str] = field(default_factory=list)  # raw tables whose rows changed
     # the files whose rows changed, when few did and nothing else forces a whole rebuild
     files_changed: list[str] | None = None
@@ -339,7 +340,7 @@ def _run_row(report: IngestReport) -> pl.DataFrame:
     counts = report.counts()
     return INGESTION_RUNS.conform(pl.DataFrame([{
         "run_id": report.run_id, "started_at": report.started_at,
-        "finished_at": report.finished_at, "raw_root": str(report.raw_root),
+        "finished_at": report.finished_at, "raw_root": report.root_name or str(report.raw_root),
         "files_seen": sum(v for k, v in counts.items() if k != "missing"),
         "files_loaded": counts["loaded"], "files_unchanged": counts["unchanged"],
         "files_rejected": counts["rejected"], "files_ignored": counts["ignored"],

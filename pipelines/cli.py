@@ -30,7 +30,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import polars as pl
 
+from ingest import mirror
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, Limits
+from ingest.mirror import Mirrored
+from ingest.scope import Scope
 from ingest.unchanged import Verdict, nothing_to_ingest
 from pipelines import cli_analyst, cli_check, cli_history, cli_plan
 from pipelines.console import (
@@ -47,7 +50,7 @@ from runtime import config
 from runtime.spawn_pool import stop_every_pool
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.llm import CAPACITY_PLAN_TOTAL
-from store import lake, stopping
+from store import lake, s3, stopping
 from store.location import LocationError, WarehouseLocation
 from store.lock import DEFAULT_WAIT_S, WarehouseBusy
 from store.store import Store, StoreError
@@ -119,7 +122,9 @@ def _parser() -> argparse.ArgumentParser:
     ingest = sub.add_parser("ingest", help="run the Dagster ingest job in-process",
                             parents=[common])
     ingest.add_argument("--raw", type=path_arg,
-                        help=f"raw root (default ${config.RAW_DIR_ENV} or raw/)")
+                        help=f"raw root: a folder, or s3://bucket/prefix (mirrored under the "
+                             f"warehouse's folder; docs/scale-out.md) (default "
+                             f"${config.RAW_DIR_ENV} or raw/)")
     ingest.add_argument("--warehouse", type=path_arg,
                         help=f"DuckDB file, or ducklake:postgres:<conninfo> with "
                              f"${lake.DATA_PATH_ENV} (default ${config.WAREHOUSE_ENV} or "
@@ -186,9 +191,15 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
-    raw_root = config.raw_dir(args.raw)
     warehouse = config.warehouse_location(args.warehouse)
     progress.warehouse = warehouse
+    raw_name = None  # what the run records as its root when it is not the folder it reads
+    if s3.is_s3(config.raw_setting(args.raw)):
+        mirrored = _mirrored(config.raw_setting(args.raw), warehouse,
+                             config.partitions(args.partition))
+        raw_root, raw_name = mirrored.root, mirrored.uri
+    else:
+        raw_root = config.raw_dir(args.raw)
     if not raw_root.is_dir():
         raise UsageError(f"raw root {raw_root} is not a folder")
     if not os.access(raw_root, os.R_OK | os.X_OK):
@@ -206,7 +217,7 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
         raise UsageError(str(exc)) from None
     listing = None
     if not (args.force or partitions):
-        verdict = _compared(raw_root, warehouse, args)
+        verdict = _compared(raw_root, warehouse, args, raw_name)
         if verdict is not None and verdict.unchanged:
             return 0
         listing = verdict.listing if verdict is not None else None
@@ -232,7 +243,8 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
             DEFAULT_WAIT_S if wait_s is None else wait_s, on_wait=progress.gx.release))
         progress.launched = True
         result = _run_job(defs, Warehouse(
-            raw_dir=str(raw_root), path=warehouse.text, purge_missing=args.purge_missing,
+            raw_dir=str(raw_root), raw_name=raw_name, path=warehouse.text,
+            purge_missing=args.purge_missing,
             keep_missing=args.keep_missing, partitions=partitions or [],
             gx_worker=progress.gx), HandedListing(raw_root, listing))
         progress.result = result
@@ -257,7 +269,7 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
     store = written.open(read_only=True)
     try:
         owned = f" (partitions: {', '.join(partitions)})" if partitions else ""
-        _print_summary(store, written, f"Ingested {raw_root}{owned} in "
+        _print_summary(store, written, f"Ingested {raw_name or raw_root}{owned} in "
                        f"{elapsed:.1f} s (run {result.run_id[:8]})", raw_root, args.raw)
     finally:
         store.close()
@@ -267,6 +279,21 @@ def _ingest_run(args: argparse.Namespace, progress: _Progress) -> int:
               f"work. This run's warehouse is {written}; close that session (or reopen it "
               "read-only) and run `sizing ingest` again to publish.")
     return 0
+
+
+def _mirrored(uri: str, warehouse: WarehouseLocation, partitions: list[str]) -> Mirrored:
+    """An s3:// raw root's local mirror, brought up to date (ingest/mirror.py): the run
+    reads it as a folder. A listing or fetch that fails is a usage error, in one line."""
+    try:
+        done = mirror.refresh(uri, warehouse.local_path.parent, Scope(tuple(partitions)))
+    except s3.S3Error as exc:
+        raise UsageError(str(exc)) from None
+    print(done.summary())
+    for skipped in done.skipped[:10]:
+        print(f"  not mirrored: {skipped}")
+    if len(done.skipped) > 10:
+        print(f"  ... and {len(done.skipped) - 10} more objects not mirrored")
+    return done
 
 
 class _QuietOnceStopped(io.TextIOBase):
@@ -357,8 +384,8 @@ def _last_run(warehouse: WarehouseLocation) -> str | None:
     return found["run_id"][0] if found.height else None
 
 
-def _compared(raw_root: Path, warehouse: WarehouseLocation,
-              args: argparse.Namespace) -> Verdict | None:
+def _compared(raw_root: Path, warehouse: WarehouseLocation, args: argparse.Namespace,
+              raw_name: str | None = None) -> Verdict | None:
     """The raw root compared with the warehouse (ingest/unchanged.py); when nothing changed,
     the warehouse's summary is printed: the run is skipped, no Dagster, nothing written.
     None when there is nothing to compare with (no warehouse yet, one held by a writer, a
@@ -381,7 +408,7 @@ def _compared(raw_root: Path, warehouse: WarehouseLocation,
                                     count_up_to=gx_worker.AHEAD_UP_TO_FILES)
         logging.getLogger(__name__).info("before the run: %s", verdict.reason)
         if verdict.unchanged:
-            _print_summary(store, warehouse, f"Nothing to ingest under {raw_root}: "
+            _print_summary(store, warehouse, f"Nothing to ingest under {raw_name or raw_root}: "
                            f"{verdict.reason}; derived tables up to date (checked in "
                            f"{time.perf_counter() - started:.1f} s; nothing written, no "
                            "Dagster run: --force runs the job anyway)", raw_root, args.raw)

@@ -34,7 +34,20 @@ class ConfigError(ValueError):
 
 
 def raw_dir(option: str | None = None) -> Path:
-    return Path(option or os.environ.get(RAW_DIR_ENV) or DEFAULT_RAW_DIR).resolve()
+    """The raw root folder. An s3:// root is ingested by `sizing ingest` through its local
+    mirror (ingest/mirror.py); read as a folder here it would be one that is not there,
+    and a run over it would mark every file missing: refused."""
+    setting = raw_setting(option)
+    if setting.lower().startswith("s3://"):
+        raise ConfigError(f"raw root {setting}: an s3:// root is ingested by `sizing ingest "
+                          "--raw s3://...` (it mirrors the objects first); the Dagster sensor, "
+                          "schedule and `sizing check` read a folder")
+    return Path(setting).resolve()
+
+
+def raw_setting(option: str | None = None) -> str:
+    """The raw root as given: a folder, or an s3:// URI (ingest/mirror.py)."""
+    return option or os.environ.get(RAW_DIR_ENV) or DEFAULT_RAW_DIR
 
 
 def warehouse_location(option: str | None = None) -> WarehouseLocation:

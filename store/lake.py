@@ -5,14 +5,13 @@ Chosen by `SIZING_WAREHOUSE=ducklake:postgres:<libpq conninfo>` with `SIZING_DAT
 connection is an in-memory DuckDB with the lake attached as its default catalog, so the
 same `raw.` / `core.` / `sizing.` names and the same `Store` work on both backends.
 
-The two extensions load from their PyPI wheels (duckdb-extension-ducklake and
-duckdb-extension-postgres-scanner, pinned with DuckDB in pyproject.toml), never from the
-network: autoinstall and autoload are off.
+The extensions load from their PyPI wheels (duckdb-extension-ducklake,
+duckdb-extension-postgres-scanner and duckdb-extension-httpfs, pinned with DuckDB in
+pyproject.toml), never from the network: autoinstall and autoload are off.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 from dataclasses import dataclass
@@ -21,6 +20,9 @@ from typing import Any
 
 import duckdb
 
+from store import s3
+from store.extensions import NO_DOWNLOADS, MissingExtension, extension_file
+
 LAKE_PREFIX = "ducklake:"
 DATA_PATH_ENV = "SIZING_DATA_PATH"
 ALIAS = "warehouse"  # the attached catalog: not raw, core or sizing (they are schemas)
@@ -28,7 +30,7 @@ ALIAS = "warehouse"  # the attached catalog: not raw, core or sizing (they are s
 # but only loads as postgres_scanner, the name its entry point carries
 EXTENSIONS = (("duckdb_extension_ducklake", "ducklake"),
               ("duckdb_extension_postgres_scanner", "postgres_scanner"))
-NO_DOWNLOADS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# and httpfs, for a data path on s3:// or not named (0.1-0.2 s a connection: `_reach_s3`)
 
 
 class LakeError(ValueError):
@@ -85,15 +87,10 @@ def is_lake(value: str | None) -> bool:
 
 
 def extension_files() -> list[Path]:
-    files = []
-    for package, stem in EXTENSIONS:
-        folder = Path(importlib.import_module(package).__file__ or "").parent
-        found = sorted(folder.rglob(f"{stem}.duckdb_extension"))
-        if not found:
-            raise LakeError(f"{package} holds no {stem}.duckdb_extension for DuckDB "
-                            f"{duckdb.__version__}: reinstall the project (make run)")
-        files.append(found[-1])
-    return files
+    try:
+        return [extension_file(package, stem) for package, stem in EXTENSIONS]
+    except MissingExtension as exc:
+        raise LakeError(str(exc)) from None
 
 
 def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
@@ -108,6 +105,10 @@ def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
     try:
         for file in extension_files():
             con.execute(f"LOAD '{_literal(str(file))}'")
+        # before ATTACH, which refuses a data path on s3:// without httpfs; a reader that
+        # names none may find one in the catalog
+        if lake.data_path is None or s3.is_s3(lake.data_path):
+            _reach_s3(con)
         options = [f"DATA_PATH '{_literal(lake.data_path)}'"] if lake.data_path else []
         if read_only or as_of:
             options.append("READ_ONLY")
@@ -132,6 +133,15 @@ def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
         con.close()
         raise
     return con
+
+
+def _reach_s3(con: duckdb.DuckDBPyConnection) -> None:
+    """httpfs loaded and the AWS variables' secret made (store/s3.py)."""
+    con.execute(f"LOAD '{_literal(str(extension_file(*s3.HTTPFS)))}'")
+    try:
+        s3.create_secret(con)
+    except s3.S3Error as exc:
+        raise LakeError(str(exc)) from None
 
 
 def reachable(lake: Lake) -> None:

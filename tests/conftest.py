@@ -237,6 +237,18 @@ def postgres_cluster():
         cluster.stop()
 
 
+@pytest.fixture(scope="session")
+def s3_server():
+    """One local S3 server for the session (moto's, on 127.0.0.1): bench/s3_server.py."""
+    from bench.s3_server import LocalS3  # moto loads only in sessions that need a server
+
+    server = LocalS3().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 _databases = itertools.count()
 
 
