@@ -9,13 +9,14 @@ import dagster as dg
 from pydantic import Field, PrivateAttr
 
 from assets.partitions import PARTITION_TAG
+from ingest import mirror
 from ingest.discovery import FoundFile, discover
 from ingest.engine import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PARSE_SECONDS, Limits
 from ingest.scope import Scope
 from runtime import config
 from runtime.spawn_pool import stop_every_pool
 from schemas.ledger import INGESTION_RUNS
-from store import faults, stopping
+from store import faults, s3, stopping
 from store.location import RunWriter, WarehouseLocation, written
 from store.lock import DEFAULT_WAIT_S
 from store.resident import holds_more_than
@@ -76,7 +77,24 @@ class Warehouse(dg.ConfigurableResource):
     _step: str | None = PrivateAttr(default=None)  # the step that last read or wrote
 
     def raw_root(self) -> Path:
+        """The folder the run reads: the raw root, or the local mirror of an s3:// root
+        (ingest/mirror.py; `setup_for_execution` refreshes it for a Dagster run)."""
+        setting = config.raw_setting(self.raw_dir)
+        if s3.is_s3(setting):
+            return mirror.mirror_folder(self.file().parent, setting)
         return config.raw_dir(self.raw_dir)
+
+    def recorded_root(self) -> str | None:
+        """What the run records as its root when it is not the folder it reads: the s3://
+        root of a mirror (None: the folder itself)."""
+        setting = config.raw_setting(self.raw_dir)
+        return self.raw_name or (mirror.canonical(setting) if s3.is_s3(setting) else None)
+
+    def remote_listing(self) -> list[mirror.Listed] | None:
+        """An s3:// root's entries from a listing of the bucket (nothing fetched); None for
+        a folder. The sensor fingerprints these: the mirror is only refreshed by a run."""
+        setting = config.raw_setting(self.raw_dir)
+        return mirror.listed(setting) if s3.is_s3(setting) else None
 
     def listing(self, keep: bool = False, handed: HandedListing | None = None
                 ) -> list[FoundFile]:
@@ -130,6 +148,11 @@ class Warehouse(dg.ConfigurableResource):
         self._run_id = context.run_id
         run = context.dagster_run
         self._run_partition = run.tags.get(PARTITION_TAG) if run is not None else None
+        setting = config.raw_setting(self.raw_dir)
+        if s3.is_s3(setting):  # a run the sensor, the schedule or the UI launched
+            refreshed = mirror.refresh(setting, self.file().parent, self.scope())
+            if context.log is not None:
+                context.log.info(refreshed.summary())
         # which stop signal arrives, whatever handler Dagster has installed (a run the
         # sensor, the schedule or the UI launched: `sizing ingest` watches already)
         stopping.watch(handlers=False)

@@ -95,6 +95,28 @@ def refresh(uri: str, warehouse_folder: Path, scope: Scope = WHOLE_ROOT,
     return done
 
 
+@dataclass(frozen=True)
+class Listed:
+    """An object as the root's entry it becomes: its path under the root, size and time
+    (what a listing of the mirror would give once it is refreshed)."""
+
+    relpath: str
+    size_bytes: int
+    mtime_ns: int
+
+
+def listed(uri: str, settings: s3.S3Settings | None = None) -> list[Listed]:
+    """The entries the root's mirror would hold, from one listing of the prefix (nothing
+    fetched): what the Dagster sensor fingerprints. S3Error in one line when it cannot."""
+    _, prefix = s3.split(uri)
+    con = s3.connect(settings)
+    try:
+        placed = _placed(s3.list_objects(con, uri, settings), prefix, [])
+    finally:
+        con.close()
+    return [Listed(rel, o.size_bytes, o.modified_ns) for rel, o in sorted(placed.items())]
+
+
 def _placed(objects: list[s3.S3Object], prefix: str, skipped: list[str]
             ) -> dict[str, s3.S3Object]:
     """Each object's path under the root; keys that cannot be one (empty or dot parts, a

@@ -34,14 +34,15 @@ class ConfigError(ValueError):
 
 
 def raw_dir(option: str | None = None) -> Path:
-    """The raw root folder. An s3:// root is ingested by `sizing ingest` through its local
-    mirror (ingest/mirror.py); read as a folder here it would be one that is not there,
-    and a run over it would mark every file missing: refused."""
+    """The raw root folder. An s3:// root is read through its local mirror (ingest/mirror.py,
+    by `sizing ingest` and by the warehouse resource of a Dagster run); read as a folder here
+    it would be one that is not there, and a run over it would mark every file missing:
+    refused."""
     setting = raw_setting(option)
     if setting.lower().startswith("s3://"):
         raise ConfigError(f"raw root {setting}: an s3:// root is ingested by `sizing ingest "
-                          "--raw s3://...` (it mirrors the objects first); the Dagster sensor, "
-                          "schedule and `sizing check` read a folder")
+                          "--raw s3://...` or a Dagster run (they mirror the objects first); "
+                          "`sizing check` reads a folder")
     return Path(setting).resolve()
 
 

@@ -67,7 +67,8 @@ INGESTION_RUNS = Table(
         text("run_id", "Dagster run id, or a local id for runs outside Dagster.", nullable=False),
         Column("started_at", pl.Datetime, "Start of the run (UTC).", nullable=False),
         Column("finished_at", pl.Datetime, "End of the run (UTC)."),
-        text("raw_root", "Absolute raw root the run scanned.", nullable=False),
+        text("raw_root", "Absolute raw root the run scanned, or the s3:// root whose local "
+             "mirror it read.", nullable=False),
         integer("files_seen", "Files found under the raw root.", nullable=False),
         integer("files_loaded", "Files parsed and loaded this run.", nullable=False),
         integer("files_unchanged", "Files skipped because path and sha256 were unchanged.",

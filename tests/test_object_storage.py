@@ -165,8 +165,8 @@ def test_s3_settings_come_from_the_aws_variables_and_never_print_the_secret():
 
 
 def test_a_folder_setting_refuses_an_s3_root_rather_than_read_a_folder_not_there():
-    """The sensor's and the UI's runs read SIZING_RAW_DIR as a folder: over a path that is
-    not there, every file of the ledger would turn missing."""
+    """`sizing check` reads its root as a folder: over a path that is not there, a run
+    would turn every file of the ledger missing."""
     with pytest.raises(config.ConfigError, match="ingested by `sizing ingest --raw s3://"):
         config.raw_dir("s3://lab-results/raw")
 

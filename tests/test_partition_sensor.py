@@ -67,6 +67,27 @@ def test_fingerprints_per_folder_from_one_listing(labs: Path):
     assert prints["lab-a"] == fingerprint(alone)
 
 
+def test_an_s3_root_is_fingerprinted_from_the_buckets_listing(labs: Path, s3_server,
+                                                              monkeypatch):
+    """On S3 the sensor lists the bucket (nothing fetched, no mirror touched); a changed
+    object changes its lab's fingerprint only, as a changed file does in a folder."""
+    for name, value in s3_server.env.items():
+        monkeypatch.setenv(name, value)
+    assert s3_server.upload(labs, "sensor-labs", "root") == 3
+    warehouse = Warehouse(raw_dir="s3://sensor-labs/root", path=str(labs.parent / "w.duckdb"))
+    listed = warehouse.remote_listing() or []
+    assert [(e.relpath, e.size_bytes) for e in listed] == [
+        ("lab-a/runs/result.json", 1), ("lab-b/runs/result.json", 2), ("run.yaml", 8)]
+    before = partition_fingerprints(warehouse)
+    assert sorted(before) == ["lab-a", "lab-b"]
+    assert before["lab-a"] == fingerprint([listed[0]])
+    s3_server.client().put_object(Bucket="sensor-labs", Key="root/lab-b/runs/result.json",
+                                  Body=b"changed")
+    after = partition_fingerprints(warehouse)
+    assert after["lab-a"] == before["lab-a"] and after["lab-b"] != before["lab-b"]
+    assert not warehouse.raw_root().exists()  # the run's mirror, made by the run only
+
+
 def test_the_sensor_adds_partitions_and_requests_a_run_each(labs: Path):
     warehouse = Warehouse(raw_dir=str(labs))
     with dg.instance_for_test() as instance, \

@@ -98,7 +98,7 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
             store, warehouse.raw_root(), context.run_id, warehouse.limits(),
             progress=Progress(context.log), on_rows_changed=on_rows_changed,
             code_fingerprint=derived_fingerprint(), found=listing, scope=warehouse.scope(),
-            raw_code_version=RAW, root_name=warehouse.raw_name),
+            raw_code_version=RAW, root_name=warehouse.recorded_root()),
             "the raw step")
         counts = report.counts()
         context.log.info(

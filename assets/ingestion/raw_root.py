@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from assets.partitions import folder_of
 from assets.resources import HandedListing, Warehouse
 from assets.versions import RAW_ROOT
 from ingest.discovery import FoundFile
+from ingest.mirror import Listed
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ def raw_root_state(warehouse: Warehouse, keep: bool = False,
     return RawRootState(fingerprint(found), len(found), sum(f.size_bytes for f in found))
 
 
-def fingerprint(found: Iterable[FoundFile]) -> str:
+def fingerprint(found: Iterable[FoundFile | Listed]) -> str:
     """The paths, sizes and modification times of these entries, hashed."""
     digest = hashlib.sha256()
     for f in found:
@@ -44,15 +45,22 @@ def fingerprint(found: Iterable[FoundFile]) -> str:
     return digest.hexdigest()
 
 
+def _watched(warehouse: Warehouse) -> Sequence[FoundFile | Listed]:
+    """The entries the sensor compares: the folder's, or an s3:// root's from a listing of
+    the bucket (its mirror is refreshed by the run the sensor starts)."""
+    remote = warehouse.remote_listing()
+    return remote if remote is not None else warehouse.listing()
+
+
 def raw_root_fingerprint(warehouse: Warehouse) -> str:
-    return raw_root_state(warehouse).fingerprint
+    return fingerprint(_watched(warehouse))
 
 
 def partition_fingerprints(warehouse: Warehouse) -> dict[str, str]:
     """Each sub-folder of the raw root (a partition) and the fingerprint of its entries,
     from one listing of the whole root; entries directly in the root belong to none."""
-    folders: dict[str, list[FoundFile]] = {}
-    for f in warehouse.listing():
+    folders: dict[str, list[FoundFile | Listed]] = {}
+    for f in _watched(warehouse):
         if (folder := folder_of(f.relpath)) is not None:
             folders.setdefault(folder, []).append(f)
     return {folder: fingerprint(found) for folder, found in sorted(folders.items())}
