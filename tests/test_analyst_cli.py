@@ -26,7 +26,7 @@ SQL = ("SELECT model, optimal_concurrency, throughput_per_s FROM "
 
 @pytest.fixture
 def warehouse(built) -> Path:  # noqa: F811
-    return built[0]
+    return built
 
 
 def query(warehouse: Path, capsys, *args: str) -> tuple[int, str, str]:

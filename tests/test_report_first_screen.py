@@ -16,7 +16,7 @@ DEMANDS = ["resnet50_trt=200", "bert_large_onnx=48", "gpt_20b_trtllm=40",
 
 
 def test_the_first_screen_shows_the_total_sizing_plan_prints(built, browser, capsys):  # noqa: F811
-    warehouse, _ = built
+    warehouse = built
     page = _open(browser, report_path(warehouse).resolve().as_uri(), [], [])
     answer = page.locator("#summary .answer").first
     box = answer.bounding_box()

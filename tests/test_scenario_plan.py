@@ -162,7 +162,7 @@ def test_the_new_keys_are_validated():
 
 
 def test_the_samples_joint_plan(built):  # noqa: F811
-    warehouse, _ = built
+    warehouse = built
     rows = sizing(warehouse, "SELECT line, quantity, unit, low, high, source_table, "
                              "source_files FROM sizing.scenario_plan ORDER BY line_index")
     got = {r["line"]: (r["quantity"], r["unit"], r["low"], r["high"]) for r in rows}
