@@ -21,6 +21,7 @@ from reports.report import render, write_report
 from runtime.config import CHART_FOLDER_ENV
 from runtime.spawn_pool import SpawnPool
 from store.store import Store, connect
+from tests.conftest import copy_as_it_was
 from tests.test_report import built  # noqa: F401  (the report tests' warehouse, once)
 
 NOW = dt.datetime(2026, 11, 23, 12, 0)
@@ -32,9 +33,14 @@ def own_charts_only(monkeypatch) -> None:
     monkeypatch.delenv(CHART_FOLDER_ENV, raising=False)
 
 
-@pytest.fixture
-def warehouse(built) -> Path:  # noqa: F811
-    return built  # the report tests' warehouse, read only
+@pytest.fixture(scope="module")
+def warehouse(built, tmp_path_factory) -> Path:  # noqa: F811
+    """A copy of the report tests' warehouse: these tests keep read connections open, which
+    would refuse a connection of another configuration to the same file (a sandboxed
+    `sizing query` of another module on this worker)."""
+    copy = tmp_path_factory.mktemp("cache") / "wh"
+    copy_as_it_was(built.parent, copy)
+    return copy / built.name
 
 
 def rendered(store: Store, cache: ChartCache) -> tuple[str, ChartCache]:
