@@ -86,12 +86,11 @@ class Ingested:
         return self.warehouse.parent / "reports"
 
 
-def built_once(tmp_path_factory, worker_id: str, name: str,
-               build: Callable[[Path], None]) -> Path:
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:
     """A folder `build` fills once for the whole `make test` run: both xdist workers share
     it, built by whichever asks first (the other waits). Tests read it only."""
     shared = tmp_path_factory.getbasetemp()
-    if worker_id != "master":  # the workers' base folders sit side by side
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the workers' base folders sit side by side
         shared = shared.parent
     folder = shared / f"built-once-{name}"
     with _exclusive(shared / f"built-once-{name}.lock"):
@@ -104,7 +103,7 @@ def built_once(tmp_path_factory, worker_id: str, name: str,
 
 
 @pytest.fixture(scope="session")
-def ingested_sample_template(tmp_path_factory, worker_id) -> Ingested:
+def ingested_sample_template(tmp_path_factory) -> Ingested:
     """The sample raw root through `sizing ingest`, once for the run (a whole ingest costs
     some 13 s of CPU). Read it only: a test that writes takes a copy (`ingested_sample`)."""
     def ingest(folder: Path) -> None:
@@ -114,7 +113,7 @@ def ingested_sample_template(tmp_path_factory, worker_id) -> Ingested:
         assert main(["ingest", "--raw", str(folder / "raw"), "--warehouse",
                      str(folder / "wh" / "warehouse.duckdb")]) == 0
 
-    folder = built_once(tmp_path_factory, worker_id, "sample-ingested", ingest)
+    folder = built_once(tmp_path_factory, "sample-ingested", ingest)
     return Ingested(folder / "raw", folder / "wh" / "warehouse.duckdb")
 
 

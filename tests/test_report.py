@@ -69,14 +69,14 @@ def build(root: Path) -> tuple[Path, dg.ExecuteInProcessResult]:
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory, worker_id) -> Path:
+def built(tmp_path_factory) -> Path:
     """The warehouse of the sample raw root plus hostile names through the whole ingest
     job, built once for the test run (tests/test_report_browser.py and
     tests/test_report_cache.py read it too). Read it only."""
     def job(folder: Path) -> None:
         assert build(folder)[1].success
 
-    return built_once(tmp_path_factory, worker_id, "report-sample", job) / "wh" / "lab.duckdb"
+    return built_once(tmp_path_factory, "report-sample", job) / "wh" / "lab.duckdb"
 
 
 @pytest.fixture(scope="session")
