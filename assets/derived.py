@@ -14,7 +14,7 @@ import polars as pl
 
 from assets.domain import Domain
 from assets.keys import table_key
-from assets.metadata import described, table_description, table_metadata
+from assets.metadata import described, table_description, tables_metadata
 from assets.resources import Warehouse
 from schemas.ledger import INGESTED_FILES, INGESTION_RUNS
 from schemas.spec import Table
@@ -113,8 +113,8 @@ def _rebuilt(context: dg.AssetExecutionContext, warehouse: Warehouse, store: Sto
         # a table never built before is there, empty: its readers (downstream steps,
         # checks, analysts' queries) find no rows rather than no table
         store.ensure(tables)
-    for i, table in enumerate(tables):
-        metadata = table_metadata(store, table)
+    for i, (table, metadata) in enumerate(zip(tables, tables_metadata(store, tables),
+                                              strict=True)):
         metadata.update(rebuilt=dg.MetadataValue.bool(reason is None),
                         inputs_changed=dg.MetadataValue.json(changed))
         if update is not None and update.folders is not None and reason is None:
@@ -178,9 +178,8 @@ def _kept(context: dg.AssetExecutionContext, store: Store, tables: Sequence[Tabl
     built = {r["table_name"]: r for r in status(store, [t.key for t in tables])
              .iter_rows(named=True)}
     context.log.info(f"{', '.join(t.key for t in tables)} kept: none of its inputs changed")
-    for table in tables:
+    for table, metadata in zip(tables, tables_metadata(store, tables), strict=True):
         since = built[table.key]["built_run_id"]
-        metadata = table_metadata(store, table)
         metadata.update(rebuilt=dg.MetadataValue.bool(False),
                         built_by_run=dg.MetadataValue.text(since or ""))
         yield dg.MaterializeResult(asset_key=table_key(table), metadata=metadata,

@@ -193,6 +193,12 @@ class Store:
             "SELECT schema_name || '.' || table_name FROM duckdb_tables() "
             "WHERE database_name = current_database()").fetchall()}
 
+    def has_table(self, table: Table) -> bool:
+        """Whether `table` exists: known without reading the catalog once this connection
+        ensured it (a run asks at every derived step; on a lake each catalog read is a
+        round trip to PostgreSQL)."""
+        return _shape(table) in self._ensured or table.key in self.table_keys()
+
     def in_transaction(self) -> bool:
         return self._depth > 0
 

@@ -45,7 +45,7 @@ def _record_stale(store: Store, names: list[str], run_id: str, reason: str) -> l
 
 def status(store: Store, names: list[str] | None = None) -> pl.DataFrame:
     """Read-only: a warehouse written before this table existed has no status rows."""
-    if DERIVED_STATUS.key not in store.table_keys():
+    if not store.has_table(DERIVED_STATUS):
         return DERIVED_STATUS.empty_frame()
     rows = store.query(f"SELECT * FROM {DERIVED_STATUS.qualified} ORDER BY table_name")
     return rows if names is None else rows.filter(pl.col("table_name").is_in(names))

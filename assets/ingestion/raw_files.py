@@ -11,7 +11,7 @@ import rich.progress
 
 from assets.carried_checks import carry_over
 from assets.keys import RAW_ROOT_KEY, table_key
-from assets.metadata import table_description, table_metadata
+from assets.metadata import table_description, tables_metadata
 from assets.partitions import raw_partitions
 from assets.resources import Warehouse
 from assets.row_checks import WARN, RowCheck, row_check
@@ -113,8 +113,7 @@ def ingest_raw_files(context: dg.AssetExecutionContext, warehouse: Warehouse):
         if report.data_changed:
             context.log.info("raw tables whose rows changed (the derived tables downstream of "
                              f"them are rebuilt): {', '.join(report.tables_changed) or 'none'}")
-        for table in written:
-            metadata = table_metadata(store, table)
+        for table, metadata in zip(written, tables_metadata(store, written), strict=True):
             if table is INGESTED_FILES:
                 metadata.update({f"files_{s}": dg.MetadataValue.int(n)
                                  for s, n in counts.items()})

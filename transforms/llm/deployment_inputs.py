@@ -24,7 +24,7 @@ def known(store: Store, canonical_model: str) -> Known:
 
 
 def _has(store: Store, table: Table, column: str | None = None) -> bool:
-    if table.key not in store.table_keys():
+    if not store.has_table(table):
         return False
     return column is None or column in store.query(
         f"SELECT * FROM {table.qualified} LIMIT 0").columns

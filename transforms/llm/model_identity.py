@@ -13,7 +13,7 @@ def resolver(store: Store) -> Callable[[str], str]:
     """model -> its canonical name: the alias matching the name whole, else the part after
     its last '/'; an unknown name is its own canonical name."""
     known: dict[str, str] = {}
-    if REFERENCE_MODEL_ALIASES.key not in store.table_keys():  # no alias file loaded yet
+    if not store.has_table(REFERENCE_MODEL_ALIASES):  # no alias file loaded yet
         return lambda model: model
     for row in store.query(f"SELECT alias_key, canonical_model FROM "
                            f"{REFERENCE_MODEL_ALIASES.qualified} ORDER BY source_file, "

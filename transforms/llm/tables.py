@@ -65,7 +65,7 @@ def build_frontier(store: Store) -> tuple[int, int]:
 def frontier_of(store: Store, model: str, gpu_model: str | None) -> list[dict]:
     """The frontier rows of a model (any of its aliases) on a GPU model (None: on every
     GPU model); none when the warehouse predates the table."""
-    if LLM_FRONTIER.key not in store.table_keys():
+    if not store.has_table(LLM_FRONTIER):
         return []
     return store.query(f"SELECT * FROM {LLM_FRONTIER.qualified} WHERE canonical_model = $1 "
                        "AND ($2 IS NULL OR gpu_model = $2) ORDER BY gpu_model, configuration, "
