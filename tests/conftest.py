@@ -21,7 +21,8 @@ from parsers.base import SourceFile
 from runtime.config import CHART_FOLDER_ENV
 from samples import generate
 from store.store import Store, connect
-from tests import xdist_scheduling
+from tests import published_runs, xdist_scheduling
+from transforms.quality import gx_worker
 
 PROJECT = Path(__file__).resolve().parents[1]
 # The shared corpus of real tool outputs, beside the project; SIZING_TEST_CORPUS points
@@ -40,6 +41,9 @@ def pytest_configure(config: pytest.Config) -> None:
     adopting the project's instance too (pipelines/instance_home.py): a run uses an
     ephemeral instance; a test that needs a persistent one sets its own under tmp_path."""
     os.environ["DAGSTER_HOME"] = ""
+    # a test process runs ingestion after ingestion: each takes up the GX worker the last
+    # one released (transforms/quality/gx_worker.py), rather than importing GX anew
+    gx_worker.KEEP_WARM = True
     # Most tests ingest the sample data and draw its report: one folder of drawn charts for
     # the session's processes (xdist workers and the runs they start inherit it), so each
     # chart is drawn once; tests of the drawing itself unset it (tests/test_report_cache.py)
@@ -115,6 +119,14 @@ def ingested_sample_template(tmp_path_factory) -> Ingested:
 
     folder = built_once(tmp_path_factory, "sample-ingested", ingest)
     return Ingested(folder / "raw", folder / "wh" / "warehouse.duckdb")
+
+
+@pytest.fixture(scope="session")
+def published_inference(tmp_path_factory) -> published_runs.Published:
+    """The inference sample, the warehouse one run over it published, and what a run that
+    finds one file more gives (tests/published_runs.py): once for the run. Read it only."""
+    return published_runs.read(built_once(tmp_path_factory, "published-inference",
+                                          published_runs.build))
 
 
 @contextlib.contextmanager

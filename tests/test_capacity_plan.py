@@ -217,10 +217,11 @@ def test_slo_policy_names_none_is_reserved():
 
 
 
-def _validate_in_worker(path: Path, suite=optimal_suite, name="inference_optimal_concurrency"):
+def _validate_in_worker(path: Path, suite=optimal_suite, name="inference_optimal_concurrency",
+                        worker: GxWorker = WORKER):
     store = Store(connect(path, read_only=True))
     try:
-        return WORKER.validate(suite, name, store)
+        return worker.validate(suite, name, store)
     finally:
         store.con.close()
 
@@ -299,12 +300,32 @@ def test_a_released_worker_that_does_not_stop_is_killed(warehouse, monkeypatch):
     assert stuck is not None
     monkeypatch.setattr(stuck, "terminate", lambda: None)
     monkeypatch.setattr(gx_worker, "RELEASE_WAIT_S", 0.2)
+    monkeypatch.setattr(gx_worker, "KEEP_WARM", False)  # as in `sizing ingest`
     WORKER.release()
     assert stuck.returncode == -signal.SIGKILL
     assert (_validate_in_worker(warehouse).passed, WORKER._proc is not stuck) == (True, True)
 
 
-def test_a_released_worker_has_exited_and_a_later_suite_starts_another(warehouse):
+def test_a_test_process_keeps_the_released_worker_for_the_next_run(warehouse):
+    """KEEP_WARM (on in the test suite's processes): the next run takes up the released
+    worker, whose answers are those of a new one."""
+    _validate_in_worker(warehouse)
+    released = WORKER._proc
+    assert released is not None
+    WORKER.release()
+    assert WORKER._proc is None and released.poll() is None  # idle, not ended
+    later = GxWorker()  # the next run's
+    try:
+        outcome = _validate_in_worker(warehouse, worker=later)
+        assert later._proc is released
+        assert (outcome.passed, outcome.rows) == (True, 2)
+    finally:
+        later.release()  # idle again, for the module's other tests
+
+
+def test_a_released_worker_has_exited_and_a_later_suite_starts_another(warehouse,
+                                                                       monkeypatch):
+    monkeypatch.setattr(gx_worker, "KEEP_WARM", False)  # as in `sizing ingest`
     _validate_in_worker(warehouse)  # it is up
     released = WORKER._proc
     assert released is not None and released.poll() is None

@@ -14,15 +14,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from parsers.registry import data_tables
 from samples import generate
 from store.faults import FAULT_ENV, POINTS
 from tests.conftest import PROJECT, copy_as_it_was, lock_holder
-
-DATA_TABLES = ("raw.model_analyzer_inference", "raw.model_analyzer_gpu", "raw.perf_analyzer",
-               "raw.genai_perf", "core.inference_measurements",
-               "sizing.inference_optimal_concurrency", "sizing.capacity_plan")
-EXTRA = "inference/h100-vm-02/model_analyzer/extra/results/metrics-model-inference.csv"
+from tests.published_runs import Published, add_a_file, assert_consistent, snapshot
 
 
 def sizing(raw: Path, warehouse: Path, *extra: str, env: dict | None = None,
@@ -35,31 +30,6 @@ def sizing(raw: Path, warehouse: Path, *extra: str, env: dict | None = None,
     )
 
 
-def snapshot(warehouse: Path) -> dict[str, list]:
-    con = duckdb.connect(str(warehouse), read_only=True)
-    try:
-        return {t: sorted(map(repr, con.execute(f"SELECT * FROM {t}").fetchall()))
-                for t in DATA_TABLES}
-    finally:
-        con.close()
-
-
-def assert_consistent(warehouse: Path) -> None:
-    """raw.ingested_files agrees with the rows each file has in the raw tables."""
-    con = duckdb.connect(str(warehouse), read_only=True)
-    try:
-        ledger = dict(con.execute("SELECT path, rows_loaded FROM raw.ingested_files "
-                                  "WHERE rows_loaded > 0").fetchall())
-        actual: dict[str, int] = {}
-        for table in data_tables():
-            for path, n in con.execute(f"SELECT source_file, count(*) FROM {table.qualified} "
-                                       "GROUP BY 1").fetchall():
-                actual[path] = actual.get(path, 0) + n
-    finally:
-        con.close()
-    assert ledger == actual
-
-
 @pytest.fixture
 def raw(tmp_path: Path) -> Path:
     root = tmp_path / "raw"
@@ -67,37 +37,14 @@ def raw(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def published(tmp_path_factory) -> dict:
-    """Built once: a raw root, its published warehouse, and the warehouse an uninterrupted
-    run gives once a file is added (what every recovery must reach)."""
-    base = tmp_path_factory.mktemp("published")
-    raw = base / "raw"
-    generate.write(raw, generate.sample_files())
-    assert sizing(raw, base / "before.duckdb").returncode == 0
-    after = base / "raw-after"
-    shutil.copytree(raw, after)
-    add_a_file(after)
-    assert sizing(after, base / "after.duckdb").returncode == 0
-    return {"raw": raw, "before": base / "before.duckdb",
-            "expected": snapshot(base / "after.duckdb")}
-
-
 @pytest.fixture
-def ingested(published, tmp_path: Path) -> tuple[Path, Path]:
+def ingested(published_inference: Published, tmp_path: Path) -> tuple[Path, Path]:
     """This test's copy of the published raw root and warehouse, as if it had ingested
     them itself (modification times kept: every file is unchanged since)."""
     raw, warehouse = tmp_path / "raw", tmp_path / "lab.duckdb"
-    copy_as_it_was(published["raw"], raw)
-    shutil.copy2(published["before"], warehouse)
+    copy_as_it_was(published_inference.raw, raw)
+    shutil.copy2(published_inference.before, warehouse)
     return raw, warehouse
-
-
-def add_a_file(raw: Path) -> None:
-    source = raw / "inference/h100-vm-02/model_analyzer/results/metrics-model-inference.csv"
-    target = raw / EXTRA
-    target.parent.mkdir(parents=True)
-    target.write_text(source.read_text().replace("resnet50_trt", "resnet152_trt"))
 
 
 def test_reader_keeps_answering_while_an_ingestion_publishes(ingested):
@@ -135,10 +82,11 @@ def test_a_second_ingestion_waits_then_says_who_holds_the_warehouse(raw, tmp_pat
 
 
 @pytest.mark.parametrize("point", POINTS)
-def test_sigkill_at_any_stage_leaves_the_published_warehouse_whole(published, tmp_path, point):
+def test_sigkill_at_any_stage_leaves_the_published_warehouse_whole(published_inference,
+                                                                  tmp_path, point):
     raw, warehouse = tmp_path / "raw", tmp_path / "lab.duckdb"
-    shutil.copytree(published["raw"], raw)
-    shutil.copyfile(published["before"], warehouse)
+    shutil.copytree(published_inference.raw, raw)
+    shutil.copyfile(published_inference.before, warehouse)
     before = snapshot(warehouse)
     add_a_file(raw)
     killed = sizing(raw, warehouse, env={FAULT_ENV: point})
@@ -147,7 +95,7 @@ def test_sigkill_at_any_stage_leaves_the_published_warehouse_whole(published, tm
     if point != "after-publish":  # before the rename the old snapshot is still the truth
         assert snapshot(warehouse) == before
     assert sizing(raw, warehouse).returncode == 0
-    assert snapshot(warehouse) == published["expected"]  # as an uninterrupted run gives
+    assert snapshot(warehouse) == published_inference.expected  # as an uninterrupted run gives
     assert_consistent(warehouse)
     assert not (tmp_path / "lab.duckdb.staging").exists()
 

@@ -22,14 +22,13 @@ from pathlib import Path
 import pytest
 
 from runtime import spawn_pool
-from samples import generate
 from store import lake, stopping
 from store.faults import FAULT_ENV, HOLD_ENV, HOLD_UNTIL_ENV, SIGNAL_ENV, step_point
 from store.lake import Lake
 from store.publish import Publication
 from tests import worker_probes
 from tests.conftest import PROJECT, lock_holder
-from tests.test_reliability import EXTRA, add_a_file, assert_consistent, snapshot
+from tests.published_runs import EXTRA, Published, assert_consistent, runs, snapshot
 
 # the raw step before its commit; the first core table after the raw step committed (the
 # audit's case: new raw rows beside old core and sizing tables); the report, every table
@@ -133,39 +132,18 @@ def assert_nothing_published(err: str, signum: int, warehouse: Path, digest: str
     assert lock_is_free(warehouse)
 
 
-@pytest.fixture(scope="module")
-def published(tmp_path_factory) -> dict:
-    """Built once: a raw root with one file more than its published warehouse has, and
-    the warehouse an uninterrupted run over it gives."""
-    base = tmp_path_factory.mktemp("stopping")
-    raw = base / "raw"
-    generate.write(raw, generate.sample_files())
-    run = ingest(raw, base / "before.duckdb", {})
-    assert finish(run)[0] == 0
-    add_a_file(raw)
-    shutil.copyfile(base / "before.duckdb", base / "after.duckdb")
-    assert finish(ingest(raw, base / "after.duckdb", {}))[0] == 0
-    return {"raw": raw, "before": base / "before.duckdb",
-            "expected": snapshot(base / "after.duckdb"),
-            "run_before": _runs(base / "before.duckdb")[0]}
-
-
-def _runs(warehouse: Path) -> list[str]:
-    import duckdb
-
-    con = duckdb.connect(str(warehouse), read_only=True)
-    try:
-        return [r[0] for r in con.execute("SELECT run_id FROM raw.ingestion_runs "
-                                          "ORDER BY started_at").fetchall()]
-    finally:
-        con.close()
+@pytest.fixture
+def published(published_inference: Published) -> Published:
+    """A raw root with one file more than its published warehouse has (`raw_after`), and
+    the warehouse an uninterrupted run over it gives (`expected`)."""
+    return published_inference
 
 
 @pytest.fixture
 def lab(published, tmp_path) -> Path:
     """This test's copy of the published warehouse."""
     warehouse = tmp_path / "lab.duckdb"
-    shutil.copyfile(published["before"], warehouse)
+    shutil.copyfile(published.before, warehouse)
     return warehouse
 
 
@@ -173,22 +151,22 @@ def lab(published, tmp_path) -> Path:
 @pytest.mark.parametrize("point", BOUNDARIES)
 def test_a_stop_at_a_step_boundary_publishes_nothing(published, lab, point, signum):
     digest, before = md5(lab), snapshot(lab)
-    run = ingest(published["raw"], lab, {FAULT_ENV: point,
+    run = ingest(published.raw_after, lab, {FAULT_ENV: point,
                                          SIGNAL_ENV: signal.Signals(signum).name})
     code, out, err = finish(run)
     # before: exit 0 with the success summary, the run published from the first core step
     # on (its raw rows beside the old core and sizing tables), every table `fresh`
     assert code == 128 + signum, err
     assert "Ingested" not in out
-    assert_nothing_published(err, signum, lab, digest, before, published["run_before"])
+    assert_nothing_published(err, signum, lab, digest, before, published.run_before)
     if point.startswith("step:"):
         assert f"during step {point.removeprefix('step:').replace('__', '/')}:" in err
     assert none_left(run.pid) == []
     if signum == signal.SIGINT:  # the next run, once per boundary: it finds the same
         return
-    code, out, err = finish(ingest(published["raw"], lab, {}))
+    code, out, err = finish(ingest(published.raw_after, lab, {}))
     assert code == 0, err
-    assert snapshot(lab) == published["expected"]  # as an uninterrupted run gives
+    assert snapshot(lab) == published.expected  # as an uninterrupted run gives
     assert_consistent(lab)
 
 
@@ -197,7 +175,7 @@ def test_ctrl_c_reaches_every_process_of_the_run_and_one_is_enough(published, la
     its first core step with its checks' worker started: one Ctrl-C ends everything."""
     digest, before = md5(lab), snapshot(lab)
     release = tmp_path / "release"
-    run = ingest(published["raw"], lab, {HOLD_ENV: step_point("core__inference_measurements"),
+    run = ingest(published.raw_after, lab, {HOLD_ENV: step_point("core__inference_measurements"),
                                          HOLD_UNTIL_ENV: str(release)})
     waiting = Path(f"{release}.waiting")
     deadline = time.monotonic() + 300
@@ -209,7 +187,7 @@ def test_ctrl_c_reaches_every_process_of_the_run_and_one_is_enough(published, la
     os.killpg(run.pid, signal.SIGINT)
     code, out, err = finish(run, timeout=30)  # no second Ctrl-C
     assert code == 130, err
-    assert_nothing_published(err, signal.SIGINT, lab, digest, before, published["run_before"])
+    assert_nothing_published(err, signal.SIGINT, lab, digest, before, published.run_before)
     assert "during step core/inference_measurements:" in err
     assert none_left(run.pid) == []
 
@@ -222,7 +200,7 @@ def test_a_stop_while_files_are_parsed_ends_the_parse_workers(published, lab, tm
     service) while they work; the run is gone, and they with it, in one signal."""
     digest, before = md5(lab), snapshot(lab)
     raw = tmp_path / "raw"
-    shutil.copytree(published["raw"], raw)
+    shutil.copytree(published.raw_after, raw)
     text = (raw / EXTRA).read_text()
     for n in range(800):
         folder = raw / f"inference/h100-vm-{n:03d}/model_analyzer/results"
@@ -242,19 +220,19 @@ def test_a_stop_while_files_are_parsed_ends_the_parse_workers(published, lab, tm
     os.killpg(run.pid, signum)
     code, out, err = finish(run, timeout=30)
     assert code == 128 + signum, err
-    assert_nothing_published(err, signum, lab, digest, before, published["run_before"])
+    assert_nothing_published(err, signum, lab, digest, before, published.run_before)
     assert "during step ingest_raw_files:" in err
     assert none_left(run.pid) == []
 
 
 def test_a_stop_after_the_rename_says_the_run_was_published(published, lab):
-    run = ingest(published["raw"], lab, {FAULT_ENV: "after-publish", SIGNAL_ENV: "SIGTERM"})
+    run = ingest(published.raw_after, lab, {FAULT_ENV: "after-publish", SIGNAL_ENV: "SIGTERM"})
     code, out, err = finish(run)
     assert code == 143
-    runs = _runs(lab)
-    assert err.splitlines() == [f"sizing ingest: stopped by SIGTERM after run {runs[-1][:8]} "
+    recorded = runs(lab)
+    assert err.splitlines() == [f"sizing ingest: stopped by SIGTERM after run {recorded[-1][:8]} "
                                 "was published: the warehouse holds the whole run"]
-    assert snapshot(lab) == published["expected"] and len(runs) == 2
+    assert snapshot(lab) == published.expected and len(recorded) == 2
     assert not Path(f"{lab}.staging").exists() and lock_is_free(lab)
     assert none_left(run.pid) == []
 
@@ -264,7 +242,7 @@ def test_a_stop_while_waiting_for_the_lock_ends_at_once(published, lab):
     word), now ends it as a stop."""
     digest = md5(lab)
     holder = lock_holder(lab)
-    run = ingest(published["raw"], lab, {"SIZING_LOCK_WAIT_S": "300"})
+    run = ingest(published.raw_after, lab, {"SIZING_LOCK_WAIT_S": "300"})
     assert run.stderr is not None
     said = b""
     deadline = time.monotonic() + 120
@@ -277,7 +255,7 @@ def test_a_stop_while_waiting_for_the_lock_ends_at_once(published, lab):
     assert code == 143
     assert err.splitlines() == [(
         "sizing ingest: stopped by SIGTERM before the run started: nothing was published; "
-        f"the warehouse is as it was after run {published['run_before'][:8]}")]
+        f"the warehouse is as it was after run {published.run_before[:8]}")]
     assert md5(lab) == digest
     assert none_left(run.pid) == []
 
@@ -334,7 +312,7 @@ def test_a_stopped_lake_run_marks_what_it_did_not_rebuild_stale(postgres_db, pub
     stale (it holds what the older raw rows gave), so the summary, the report and the next
     run's rebuild say so; before, they stayed `fresh`."""
     raw = tmp_path / "raw"
-    shutil.copytree(published["raw"], raw)
+    shutil.copytree(published.raw_after, raw)
     extra = (raw / EXTRA).read_text()  # the file the stopped run brings
     (raw / EXTRA).unlink()
     lake_env = {"SIZING_WAREHOUSE": f"ducklake:postgres:{postgres_db}",

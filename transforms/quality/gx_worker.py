@@ -52,6 +52,13 @@ RELEASE_WAIT_S = 5.0  # for a released worker to stop before it is killed
 #   first suite need not wait for the worker.
 EARLY_BELOW_FILES = 50_000
 AHEAD_UP_TO_FILES = 100
+# A process that runs one ingestion after another in itself (each worker of the test suite)
+# may keep a released worker for the next run instead of ending it: importing GX is most of
+# a worker's cost, and its suites leave nothing behind in it. `sizing ingest` and Dagster's
+# run processes run once each and leave it off (a released worker's memory goes back).
+KEEP_WARM = False
+_warm: list[tuple[subprocess.Popen[str], IO[bytes] | None]] = []  # at most one, idle
+_warm_lock = threading.Lock()
 
 
 class GxWorker:
@@ -129,6 +136,11 @@ class GxWorker:
         with self._lock:
             proc, self._proc = self._proc, None
             self._deferred = False
+        if proc is not None and KEEP_WARM and proc.poll() is None:
+            with _warm_lock:
+                if not _warm:
+                    _warm.append((proc, self._errors))
+                    return
         if proc is not None:
             proc.terminate()
             try:
@@ -143,6 +155,9 @@ class GxWorker:
         if not self._stopped_at_exit:
             atexit.register(self.stop)
             self._stopped_at_exit = True
+        if (warm := _take_warm()) is not None:
+            self._proc, self._errors = warm
+            return self._proc
         self._errors = tempfile.TemporaryFile()  # a pipe left unread could fill and block
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "transforms.quality.gx_worker"], stdin=subprocess.PIPE,
@@ -156,6 +171,24 @@ class GxWorker:
         return self._errors.read().decode(errors="replace")[-2000:] or "(no output)"
 
 
+
+
+def _take_warm() -> tuple[subprocess.Popen[str], IO[bytes] | None] | None:
+    """The worker a run released (KEEP_WARM), if it is still there."""
+    with _warm_lock:
+        while _warm:
+            proc, errors = _warm.pop()
+            if proc.poll() is None:
+                return proc, errors
+    return None
+
+
+@atexit.register
+def _end_warm() -> None:
+    with _warm_lock:
+        for proc, _ in _warm:
+            proc.terminate()
+        _warm.clear()
 
 
 class _Expectations:
