@@ -122,6 +122,22 @@ def ingested_sample_template(tmp_path_factory) -> Ingested:
 
 
 @pytest.fixture(scope="session")
+def ingested_project_raw(tmp_path_factory) -> Ingested:
+    """The project's own raw/ (the sample with its run.yaml files: 93 entries), copied and
+    ingested into a file once for the run: what the lake and bucket tests compare with.
+    Read it only."""
+    def ingest(folder: Path) -> None:
+        from pipelines.cli import main
+
+        shutil.copytree(PROJECT / "raw", folder / "raw")
+        assert main(["ingest", "--raw", str(folder / "raw"), "--warehouse",
+                     str(folder / "wh" / "warehouse.duckdb")]) == 0
+
+    folder = built_once(tmp_path_factory, "project-raw-ingested", ingest)
+    return Ingested(folder / "raw", folder / "wh" / "warehouse.duckdb")
+
+
+@pytest.fixture(scope="session")
 def published_inference(tmp_path_factory) -> published_runs.Published:
     """The inference sample, the warehouse one run over it published, and what a run that
     finds one file more gives (tests/published_runs.py): once for the run. Read it only."""

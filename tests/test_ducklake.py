@@ -5,7 +5,8 @@ whole root (that a partition's run records what a whole run records of its folde
 tests/test_partitions.py's). Then: time travel, report and export on the lake, and a
 user's query that may only read.
 
-Each ingest is a subprocess (15-60 s), so the module runs three in all, once."""
+Each ingest is a subprocess (15-60 s), so the module runs two (and the embedded ingest it
+shares), once."""
 
 from __future__ import annotations
 
@@ -58,13 +59,10 @@ class Runs:
     lake_runs: list[subprocess.CompletedProcess]
     reads: list[str]
     during: subprocess.CompletedProcess  # a query while the first writer held its commit
+    whole: Path  # the same raw root ingested into a file (conftest.py, ingested_project_raw)
 
-    def embedded(self, name: str) -> Path:
-        return self.tmp / name / "warehouse.duckdb"
-
-    def sizing(self, *args: str, lake_env: bool = True) -> subprocess.CompletedProcess:
-        env = self.env if lake_env else _base_env()
-        return subprocess.run([str(SIZING), *args], env=env, cwd=self.tmp,
+    def sizing(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(SIZING), *args], env=self.env, cwd=self.tmp,
                               capture_output=True, text=True, timeout=600)
 
 
@@ -79,7 +77,7 @@ def _ingest_args(raw: Path, partitions: tuple[str, ...]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def runs(postgres_cluster, tmp_path_factory) -> Runs:
+def runs(postgres_cluster, ingested_project_raw, tmp_path_factory) -> Runs:
     """The first writer stops just before its raw step commits (store/faults.py); the
     second runs whole meanwhile; a query then sees the second's files only; released, the
     first commits (redone if DuckLake refuses it). A reader polls all along."""
@@ -116,16 +114,13 @@ def runs(postgres_cluster, tmp_path_factory) -> Runs:
     reader.wait(timeout=60)
     first = subprocess.CompletedProcess(held.args, held.returncode, out, err)
     made = Runs(tmp, raw, where, env, [first, second], reads.read_text().split("\n")[:-1],
-                during)
-    embedded = made.sizing(*_ingest_args(raw, ()), "--warehouse", str(made.embedded("all")),
-                           lake_env=False)
-    assert embedded.returncode == 0, embedded.stderr
+                during, ingested_project_raw.warehouse)
     return made
 
 
 def _files_in(runs: Runs, partitions: tuple[str, ...]) -> int:
     """The entries of these top-level folders the whole root's embedded ingest recorded."""
-    ledger = read_file(runs.embedded("all")).query("SELECT path FROM raw.ingested_files")
+    ledger = read_file(runs.whole).query("SELECT path FROM raw.ingested_files")
     return ledger.filter(pl.col("path").str.split("/").list.first().is_in(partitions)).height
 
 
@@ -159,7 +154,7 @@ def test_a_query_during_an_open_transaction_sees_the_last_commit_only(runs):
 
 
 def test_the_lake_holds_the_raw_rows_of_one_embedded_ingest_of_the_whole_root(runs):
-    store, embedded = _lake(runs), read_file(runs.embedded("all"))
+    store, embedded = _lake(runs), read_file(runs.whole)
     ledger = rows(store, "raw.ingested_files")
     assert ledger.equals(rows(embedded, "raw.ingested_files"))
     assert ledger.height == 93  # every entry of the sample raw root, recorded once
@@ -169,7 +164,7 @@ def test_the_lake_holds_the_raw_rows_of_one_embedded_ingest_of_the_whole_root(ru
 
 
 def test_derived_tables_from_the_lake_equal_those_of_the_embedded_backend(runs):
-    store, embedded = _lake(runs), read_file(runs.embedded("all"))
+    store, embedded = _lake(runs), read_file(runs.whole)
     assert len(tables(embedded, ("core", "sizing"))) > 30
     assert unequal_tables(store, embedded, ("core", "sizing")) == []
     optimal = store.query("SELECT DISTINCT optimal_concurrency, throughput_per_s FROM "

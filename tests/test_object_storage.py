@@ -9,7 +9,6 @@ The ingests are `sizing` subprocesses (15-40 s each): four in all, each run once
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -49,8 +48,8 @@ def _sizing(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedP
 class Ingested:
     tmp: Path
     from_s3: Path  # the warehouse ingested from the bucket
-    from_folder: Path  # the same files ingested from a folder
-    runs: list[subprocess.CompletedProcess]
+    from_folder: Path  # the same files ingested from a folder (conftest.py)
+    run: subprocess.CompletedProcess  # the ingest from the bucket
 
 
 @pytest.fixture(scope="module")
@@ -61,19 +60,15 @@ def uploaded(s3_server) -> str:
 
 
 @pytest.fixture(scope="module")
-def ingested(s3_server, uploaded, tmp_path_factory) -> Ingested:
+def ingested(s3_server, uploaded, ingested_project_raw, tmp_path_factory) -> Ingested:
     if not SIZING.exists():
         pytest.skip(f"the sizing command is not installed beside {sys.executable}")
     tmp = tmp_path_factory.mktemp("s3")
-    shutil.copytree(PROJECT / "raw", tmp / "raw")
-    made = Ingested(tmp, tmp / "from-s3" / "warehouse.duckdb",
-                    tmp / "from-folder" / "warehouse.duckdb", [])
-    for raw, warehouse in ((uploaded, made.from_s3), (str(tmp / "raw"), made.from_folder)):
-        done = _sizing("ingest", "--raw", raw, "--warehouse", str(warehouse),
-                       env=_env(s3_server), cwd=tmp)
-        assert done.returncode == 0, done.stderr
-        made.runs.append(done)
-    return made
+    from_s3 = tmp / "from-s3" / "warehouse.duckdb"
+    done = _sizing("ingest", "--raw", uploaded, "--warehouse", str(from_s3),
+                   env=_env(s3_server), cwd=tmp)
+    assert done.returncode == 0, done.stderr
+    return Ingested(tmp, from_s3, ingested_project_raw.warehouse, done)
 
 
 def _counts(warehouse: Path, schemas: tuple[str, ...]) -> dict[str, int]:
@@ -102,7 +97,7 @@ def test_a_raw_root_on_s3_loads_the_rows_of_the_same_files_in_a_folder(ingested)
     assert runs == [(RAW_URI, 93, 93)]  # the run names the bucket, not the mirror
     mirrored = ingested.tmp / "from-s3" / "s3-mirror" / "raw-sample" / "lab" / "raw"
     assert (mirrored / PA).read_bytes() == (PROJECT / "raw" / PA).read_bytes()
-    assert f"mirrored {RAW_URI} to {mirrored}: 93 objects, 93 fetched" in ingested.runs[0].stdout
+    assert f"mirrored {RAW_URI} to {mirrored}: 93 objects, 93 fetched" in ingested.run.stdout
 
 
 def test_objects_deleted_or_renamed_in_the_bucket_are_missing_or_moved(s3_server, uploaded,
@@ -204,7 +199,7 @@ def test_a_lake_with_its_data_in_a_bucket_reads_back_the_embedded_rows(
     env = _env(s3_server, SIZING_WAREHOUSE=f"ducklake:postgres:{conninfo}",
                SIZING_DATA_PATH="s3://lake-data/sizing/")
     tmp = ingested.tmp
-    outputs = [*ingested.runs]
+    outputs = [ingested.run]
     done = _sizing("ingest", "--raw", RAW_URI, env=env, cwd=tmp)
     outputs.append(done)
     assert done.returncode == 0, done.stderr
