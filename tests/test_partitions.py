@@ -84,12 +84,8 @@ def test_a_partition_takes_context_from_the_folders_above_it(raw, tmp_path):
     assert len(tags) == 1 and "west" in str(tags[0][0])
 
 
-def test_a_file_gone_from_one_partition_is_missing_only_for_that_partition(raw, tmp_path):
-    root = tmp_path / "raw"
-    generate.write(root)
-    warehouse = tmp_path / "w.duckdb"
-    run(root, warehouse, FIRST)
-    run(root, warehouse, SECOND)
+def test_a_file_gone_from_one_partition_is_missing_only_for_that_partition(ingested_sample):
+    root, warehouse = ingested_sample.raw, ingested_sample.warehouse  # every file loaded
     gone = sorted((root / "storage").rglob("*.json"))[0]
     relpath = gone.relative_to(root).as_posix()
     gone.unlink()
