@@ -388,7 +388,8 @@ def _rows(warehouse: Path, table: str) -> list[tuple]:
         con.close()
 
 
-def test_the_gx_worker_starts_during_the_raw_step_only_over_a_small_root(paths, monkeypatch):
+def test_the_gx_worker_starts_during_the_raw_step_only_over_a_small_root(tmp_path,
+                                                                             monkeypatch):
     """Its start-up overlaps the raw step's bookkeeping over a small root; over a large one
     (GX_EARLY_BELOW_FILES) the first sizing table's rebuild starts it, as the end of the
     raw step and the core inference build at 100,000 files each made the run's peak with
@@ -397,7 +398,8 @@ def test_the_gx_worker_starts_during_the_raw_step_only_over_a_small_root(paths, 
 
     from assets.ingestion import raw_files
 
-    raw, warehouse = paths
+    raw, warehouse = tmp_path / "raw", tmp_path / "wh" / "lab.duckdb"
+    generate.write(raw, generate.sample_files())  # the inference sample: its rules need GX
     started: list[str] = []  # for each start: where the run was
     ingesting: list[bool] = [False]
     original_ingest = raw_files.ingest
