@@ -18,6 +18,7 @@ from ingest.reading import Unreadable, read_file
 from pipelines.cli import main
 from pipelines.definitions import defs
 from samples import generate
+from samples.training import training_files
 from schemas.core import INFERENCE_MEASUREMENTS
 from store.store import Store
 
@@ -168,6 +169,14 @@ def test_rows_of_missing_files_leave_core_tables_unless_kept(ingested_sample):
     assert query(warehouse, count) == [(9,)]
 
 
+@pytest.fixture
+def inference_raw(tmp_path: Path) -> Path:
+    """The inference part of the sample alone: enough for a test of an inference table."""
+    root = tmp_path / "raw"
+    generate.write(root, generate.sample_files())
+    return root
+
+
 def _run(raw: Path, warehouse: Path) -> dg.ExecuteInProcessResult:
     return defs.resolve_job_def("ingest").execute_in_process(
         run_config={"resources": {"warehouse": {"config": {
@@ -221,7 +230,7 @@ def test_a_failing_rebuild_keeps_the_last_good_table_and_says_it_is_stale(ingest
                             "WHERE status = 'stale'") == [(0,)]
 
 
-def test_a_table_whose_first_build_fails_is_there_empty_and_stale(raw, tmp_path,
+def test_a_table_whose_first_build_fails_is_there_empty_and_stale(inference_raw, tmp_path,
                                                                   monkeypatch):
     """A cold run whose core inference build fails (DuckDB out of memory, say) has no last
     good content to keep: the table is there, empty, and stale; the run goes on (the step
@@ -233,6 +242,7 @@ def test_a_table_whose_first_build_fails_is_there_empty_and_stale(raw, tmp_path,
         raise MemoryError("failed to pin block of size 256.0 KiB")  # ...rolled back
 
     monkeypatch.setattr("assets.inference.measurements.build_inference_measurements", broken)
+    raw = inference_raw
     result = _run(raw, warehouse)
     assert result.success
     assert _fresh_checks(result)["core/inference_measurements"] is False
@@ -245,7 +255,8 @@ def test_a_table_whose_first_build_fails_is_there_empty_and_stale(raw, tmp_path,
     assert query(warehouse, "SELECT count(*) FROM core.inference_measurements") == [(67,)]
 
 
-def test_a_check_whose_query_fails_is_a_failed_check_and_the_run_succeeds(raw, tmp_path,
+def test_a_check_whose_query_fails_is_a_failed_check_and_the_run_succeeds(inference_raw,
+                                                                          tmp_path,
                                                                           monkeypatch):
     """A row check whose SQL raises (an overflow, a damaged table) fails that check with
     its error. Raised, it failed its step, and Dagster marked the whole run failed (a
@@ -260,7 +271,7 @@ def test_a_check_whose_query_fails_is_a_failed_check_and_the_run_succeeds(raw, t
         return original(self, sql, params)
 
     monkeypatch.setattr(Store, "query", overflowing)
-    result = _run(raw, tmp_path / "w.duckdb")
+    result = _run(inference_raw, tmp_path / "w.duckdb")
     assert result.success
     inference = {e.asset_check_evaluation_data.check_name: e.asset_check_evaluation_data
                  for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"
@@ -307,10 +318,11 @@ def test_a_run_that_cannot_be_published_says_why_and_leaves_the_warehouse(ingest
         == before
 
 
-def test_the_summary_names_stale_tables_and_the_report_runs_after_a_no_op(raw, tmp_path,
+def test_the_summary_names_stale_tables_and_the_report_runs_after_a_no_op(tmp_path,
                                                                           monkeypatch, capsys):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
-    warehouse = tmp_path / "w.duckdb"
+    raw, warehouse = tmp_path / "raw", tmp_path / "w.duckdb"
+    generate.write(raw, training_files())  # what the broken table is built from
     monkeypatch.setattr("assets.training.tables.build_training_sizing",
                         lambda store, run_id: 1 / 0)
     assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
