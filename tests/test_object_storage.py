@@ -8,10 +8,12 @@ The ingests are `sizing` subprocesses (15-40 s each): four in all, each run once
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,10 +168,14 @@ def test_a_folder_setting_refuses_an_s3_root_rather_than_read_a_folder_not_there
         config.raw_dir("s3://lab-results/raw")
 
 
-def _closed_port() -> int:
+@contextlib.contextmanager
+def _closed_port() -> Iterator[int]:
+    """A port that refuses connections while the block runs: bound, never listening. (A
+    port bound and let go was once taken meanwhile by the other worker's S3 server, which
+    then answered "access denied".)"""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        yield s.getsockname()[1]
 
 
 @pytest.mark.parametrize("raw, endpoint, says", [
@@ -179,10 +185,11 @@ def _closed_port() -> int:
 def test_an_s3_root_out_of_reach_is_one_line_without_the_secret(s3_server, uploaded, tmp_path,
                                                                  raw, endpoint, says):
     env = _env(s3_server)
-    if endpoint == "closed":
-        env["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{_closed_port()}"
-    done = _sizing("ingest", "--raw", raw, "--warehouse", str(tmp_path / "w.duckdb"),
-                   env=env, cwd=tmp_path)
+    with _closed_port() as closed:
+        if endpoint == "closed":
+            env["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{closed}"
+        done = _sizing("ingest", "--raw", raw, "--warehouse", str(tmp_path / "w.duckdb"),
+                       env=env, cwd=tmp_path)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"sizing ingest: cannot list {raw}: {says}")
