@@ -19,7 +19,7 @@ from schemas.ledger import INGESTION_RUNS
 from store import faults, s3, stopping
 from store.location import RunWriter, WarehouseLocation, written
 from store.lock import DEFAULT_WAIT_S
-from store.resident import holds_more_than
+from store.resident import holds_more_than, resident_mb
 from store.store import Store
 from transforms import freshness, tunables
 from transforms.quality.gx_worker import GxWorker
@@ -75,6 +75,9 @@ class Warehouse(dg.ConfigurableResource):
     _run_partition: str | None = PrivateAttr(default=None)  # a partitioned run's key
     _listing: list[FoundFile] | None = PrivateAttr(default=None)
     _step: str | None = PrivateAttr(default=None)  # the step that last read or wrote
+    # the process's resident MB when the run's connection was last (re)opened: what it has
+    # grown by since is about what DuckDB could give back (`release_memory`)
+    _held_at_open_mb: float | None = PrivateAttr(default=None)
 
     def raw_root(self) -> Path:
         """The folder the run reads: the raw root, or the local mirror of an s3:// root
@@ -223,6 +226,7 @@ class Warehouse(dg.ConfigurableResource):
         if self._run is None:
             self._run = self._new_writer()
             self._run.open()
+            self._held_at_open_mb = resident_mb()
         assert self._run.store is not None
         with self._run.serialized() if serialized else nullcontext():
             yield self._run.store
@@ -233,17 +237,29 @@ class Warehouse(dg.ConfigurableResource):
         return self.location().writer(self._wait_s(), self.scope().partitions, self._run_id,
                                       on_wait=self.gx_worker.release)
 
-    def release_memory(self, above_mb: float | None = None) -> bool:
+    def release_memory(self, above_mb: float | None = None, grown_mb: float = 0) -> bool:
         """Between two steps of a run on a file: reopen the run's DuckDB connection, so the
         memory DuckDB kept for reuse goes back to the system (store/publish.py). With
-        `above_mb`, only when the process holds more than that (a reopen costs about 50 ms
-        on a 100,000-file warehouse, and most steps of a small run keep little). Returns
-        whether it reopened."""
+        `above_mb`, only when the process holds more than that and has grown by more than
+        `grown_mb` since the connection was opened (a reopen costs about 50 ms on a
+        100,000-file warehouse; most steps of a small run keep little, and a process large
+        for other reasons, one that ran many runs, gains nothing from it). Returns whether
+        it reopened."""
         if self._run is None:
             return False
-        if above_mb is not None and not holds_more_than(above_mb):
+        if above_mb is not None and not (holds_more_than(above_mb) and self._grown_by(grown_mb)):
             return False
-        return self._run.reopen()
+        reopened = self._run.reopen()
+        if reopened:
+            self._held_at_open_mb = resident_mb()
+        return reopened
+
+    def _grown_by(self, mb: float) -> bool:
+        """The process holds more than `mb` over what it held when the run's connection was
+        last opened (True when either cannot be read: reopening is always safe)."""
+        held = resident_mb()
+        return held is None or self._held_at_open_mb is None \
+            or held - self._held_at_open_mb > mb
 
     @contextmanager
     def reader(self) -> Iterator[Store]:

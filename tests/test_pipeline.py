@@ -365,6 +365,7 @@ def test_reopening_the_warehouse_after_every_step_builds_the_same_tables(paths, 
     assert _run(raw, warehouse).success
     after_raw_step_only = len(reopened)
     monkeypatch.setattr(derived, "RELEASE_ABOVE_MB", 0)
+    monkeypatch.setattr(derived, "RELEASE_GROWN_MB", -10**9)
     reopening = warehouse.with_name("reopening.duckdb")
     result = _run(raw, reopening)
     assert result.success and all(_checks(result).values())
@@ -378,6 +379,36 @@ def test_reopening_the_warehouse_after_every_step_builds_the_same_tables(paths, 
     for table in tables:
         assert _rows(warehouse, table) == _rows(reopening, table), table
     assert len(_rows(reopening, "core.inference_measurements")) == 67
+
+
+class _Reopened:
+    """A run writer that only counts its reopens."""
+
+    def __init__(self) -> None:
+        self.reopens = 0
+
+    def reopen(self) -> bool:
+        self.reopens += 1
+        return True
+
+
+@pytest.mark.parametrize(("held_at_open_mb", "held_mb", "reopens"), [
+    (300, 450, 0),   # under RELEASE_ABOVE_MB
+    (440, 700, 1),   # a 100,000-file run between two steps: over it, and grown by 260 MB
+    (900, 950, 0),   # large before the run opened (a test worker): grown by 50 MB only
+    (900, 1100, 1),  # ...and then grown by 200 MB in the run
+])
+def test_a_step_reopens_the_connection_only_when_the_run_itself_grew(
+        monkeypatch, tmp_path, held_at_open_mb, held_mb, reopens):
+    from assets import resources
+
+    warehouse, run = Warehouse(path=str(tmp_path / "w.duckdb")), _Reopened()
+    warehouse._run, warehouse._held_at_open_mb = run, held_at_open_mb
+    monkeypatch.setattr(resources, "resident_mb", lambda: held_mb)
+    monkeypatch.setattr(resources, "holds_more_than", lambda mb: held_mb > mb)
+    done = warehouse.release_memory(derived.RELEASE_ABOVE_MB, derived.RELEASE_GROWN_MB)
+    assert (done, run.reopens) == (bool(reopens), reopens)
+    assert warehouse._held_at_open_mb == (held_mb if reopens else held_at_open_mb)
 
 
 def _rows(warehouse: Path, table: str) -> list[tuple]:
