@@ -220,8 +220,8 @@ def test_every_asset_reads_exactly_what_it_declares(paths, monkeypatch):
     of them), and every declared dependency is read."""
     statements: dict[str, list[str]] = {}
     original, reconnect = store_module.Store.__init__, store_module.Store.reconnect
-    monkeypatch.setattr(store_module.Store, "__init__", lambda self, con: original(
-        self, con if isinstance(con, _Recorder) else _Recorder(con, statements)))
+    monkeypatch.setattr(store_module.Store, "__init__", lambda self, con, **kwargs: original(
+        self, con if isinstance(con, _Recorder) else _Recorder(con, statements), **kwargs))
     # the run reopens its connection between steps (Publication.reopen)
     monkeypatch.setattr(store_module.Store, "reconnect", lambda self, con: reconnect(
         self, _Recorder(con, statements)))
