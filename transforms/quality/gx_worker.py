@@ -30,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import polars as pl
 
+from common.lazy_import import import_lazily
 from transforms.quality.gx_validation import Outcome, gx_context, validate
 
 if TYPE_CHECKING:  # the worker process never imports DuckDB (about 30 MB)
@@ -206,7 +207,13 @@ class _Recorder:
 RECORDER = _Recorder()
 
 
+# What GX imports for features the suites never use (the distribution expectations):
+# loaded if one is used, else never (a third of the worker's start-up, docs/testing.md)
+UNUSED_BY_THE_SUITES = ("scipy",)
+
+
 def serve(requests: IO[str], replies: IO[str]) -> None:
+    import_lazily(*UNUSED_BY_THE_SUITES)
     import great_expectations as gx
 
     gx_context(gx)  # ready before the first request
