@@ -95,7 +95,7 @@ class Publication:
                 if self._holder is not None and wal_path(self.published).exists():
                     # the holder's committed work not yet checkpointed: DuckDB replays it
                     shutil.copyfile(wal_path(self.published), wal_path(self.staging))
-            self.store = Store(connect(self.staging), keeps_catalog=True)  # the run's own copy
+            self.store = Store(connect(self.staging))
         except BaseException:
             self._stack.close()
             raise

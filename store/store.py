@@ -107,7 +107,7 @@ class Fetched:
 
 class Store:
     def __init__(self, con: duckdb.DuckDBPyConnection,
-                 allowed_statements: frozenset[str] | None = None, keeps_catalog: bool = False):
+                 allowed_statements: frozenset[str] | None = None):
         # DuckDB's connection, for store/ (and tests) alone: everything else asks the
         # methods below (tests/test_store_boundary.py holds the line)
         self.con = con
@@ -118,10 +118,10 @@ class Store:
         # tables this connection made sure of: a run ensures the same ones at every step,
         # and reading the catalog costs 40 ms a time on a lake (metadata in PostgreSQL)
         self._ensured: set[tuple[str, tuple[str, ...], tuple[str, ...]]] = set()
-        # `keeps_catalog`: nobody else changes this database's tables (a run's private
-        # staging file), so the catalog read at the first `ensure` is kept, updated by the
-        # store's own DDL, instead of read again for every table a run ensures (10-20 ms each)
-        self._keeps_catalog = keeps_catalog
+        # the catalog as the last `ensure` read it (and its own DDL left it): a table found
+        # there as declared needs nothing, and is not read again (a run ensures each of its
+        # tables at its step: 10-20 ms a read on a file, a round trip on a lake). Whatever
+        # it says needs a change is read again first: another writer may have made it.
         self._catalog_kept: dict[tuple[str, str], dict[str | None, str | None]] | None = None
         self._statements = Interruptible(con)  # user SQL: a time limit and Ctrl-C stop it
 
@@ -138,6 +138,10 @@ class Store:
         todo = [t for t in tables if _shape(t) not in self._ensured]
         if not todo:
             return set()
+        if self._catalog_kept is not None \
+                and not any(_needs_change(t, self._catalog_kept) for t in todo):
+            self._ensured.update(_shape(t) for t in todo)
+            return set()
         with self.transaction():
             recreated = self._ensure(todo)
         self._ensured.update(_shape(t) for t in todo)
@@ -147,10 +151,8 @@ class Store:
         self._columns.clear()
         for schema in SCHEMAS:
             self.con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-        # one read of it: a statement per table and column costs most of a run that finds
-        # one new file
-        catalog = self._catalog() if self._catalog_kept is None else self._catalog_kept
-        recreated = set()
+        catalog = self._catalog()  # one read of it: a statement per table and column costs
+        recreated = set()           # most of a run that finds one new file
         for table in tables:
             existing = catalog.get((table.schema, table.name), {})
             if existing and not table.lineage and set(existing) - {None} < \
@@ -172,8 +174,7 @@ class Store:
             order = [c for c in existing if c is not None] or table.column_names
             catalog[(table.schema, table.name)] = {None: table.description,
                                                    **{c: table.comments()[c] for c in order}}
-        if self._keeps_catalog:
-            self._catalog_kept = catalog
+        self._catalog_kept = catalog
         return recreated
 
     def _catalog(self) -> dict[tuple[str, str], dict[str | None, str | None]]:
@@ -363,6 +364,9 @@ class Store:
     def _column_order(self, table: Table) -> list[str]:
         """The table's columns in the warehouse's order (a bookkeeping table's added columns
         come last, wherever the declaration lists them)."""
+        kept = (self._catalog_kept or {}).get((table.schema, table.name))
+        if kept is not None and table.key not in self._columns:
+            self._columns[table.key] = [c for c in kept if c is not None]
         if table.key not in self._columns:
             self._columns[table.key] = [r[0] for r in self.con.execute(
                 "SELECT column_name FROM duckdb_columns() WHERE database_name = "
@@ -449,6 +453,14 @@ class Store:
         finally:
             reader.close()
         return frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=False)
+
+
+def _needs_change(table: Table, catalog: dict[tuple[str, str], dict[str | None, str | None]]
+                  ) -> bool:
+    """`table` is not in `catalog` as declared: missing, other columns, other comments."""
+    existing = catalog.get((table.schema, table.name))
+    return existing is None or set(existing) - {None} != set(table.column_names) \
+        or any(existing.get(name) != text for name, text in table.comments().items())
 
 
 def one_of(alias: str, columns: dict[str, str], count: int) -> str:

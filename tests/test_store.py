@@ -16,12 +16,6 @@ V1 = Table("raw", "things", "Things seen.", (
 ), lineage=False)
 
 
-# each case as a store that reads the catalog at every ensure, and one that keeps what it
-# read (a run's staging file): what the kept catalog says must stay what DuckDB says
-KEPT_OR_READ = pytest.mark.parametrize("keeps_catalog", [False, True],
-                                       ids=["catalog-read", "catalog-kept"])
-
-
 def comments(store: Store) -> dict:
     rows = store.con.execute(
         "SELECT column_name, comment FROM duckdb_columns() WHERE table_name = 'things' "
@@ -30,19 +24,15 @@ def comments(store: Store) -> dict:
     return dict(rows)
 
 
-@KEPT_OR_READ
-def test_a_fresh_table_gets_its_comments(tmp_path: Path,
-        keeps_catalog: bool):
-    store = Store(connect(tmp_path / "w.duckdb"), keeps_catalog=keeps_catalog)
+def test_a_fresh_table_gets_its_comments(tmp_path: Path):
+    store = Store(connect(tmp_path / "w.duckdb"))
     assert store.ensure([V1]) == set()
     assert comments(store) == {None: "Things seen.", "name": "What the thing is called.",
                                "count": "How many were seen."}
 
 
-@KEPT_OR_READ
-def test_a_new_description_reaches_the_comment_and_the_rows_stay(tmp_path: Path,
-        keeps_catalog: bool):
-    store = Store(connect(tmp_path / "w.duckdb"), keeps_catalog=keeps_catalog)
+def test_a_new_description_reaches_the_comment_and_the_rows_stay(tmp_path: Path):
+    store = Store(connect(tmp_path / "w.duckdb"))
     store.ensure([V1])
     store.con.execute("INSERT INTO raw.things VALUES ('bolt', 3)")
     reworded = Table("raw", "things", "Things counted.", (
@@ -55,11 +45,9 @@ def test_a_new_description_reaches_the_comment_and_the_rows_stay(tmp_path: Path,
     assert store.con.execute("SELECT * FROM raw.things").fetchall() == [("bolt", 3)]
 
 
-@KEPT_OR_READ
-def test_a_data_table_whose_columns_changed_is_recreated(tmp_path: Path,
-        keeps_catalog: bool):
+def test_a_data_table_whose_columns_changed_is_recreated(tmp_path: Path):
     """Its files are parsed again to fill the new column."""
-    store = Store(connect(tmp_path / "w.duckdb"), keeps_catalog=keeps_catalog)
+    store = Store(connect(tmp_path / "w.duckdb"))
     data = Table("raw", "things", "Things seen.", V1.columns)
     store.ensure([data])
     store.con.execute("INSERT INTO raw.things VALUES ('bolt', 3, 'a.csv', 'sha')")
@@ -69,10 +57,8 @@ def test_a_data_table_whose_columns_changed_is_recreated(tmp_path: Path,
     assert comments(store)["colour"] == "Its colour."
 
 
-@KEPT_OR_READ
-def test_a_bookkeeping_table_gains_a_column_and_keeps_its_history(tmp_path: Path,
-        keeps_catalog: bool):
-    store = Store(connect(tmp_path / "w.duckdb"), keeps_catalog=keeps_catalog)
+def test_a_bookkeeping_table_gains_a_column_and_keeps_its_history(tmp_path: Path):
+    store = Store(connect(tmp_path / "w.duckdb"))
     store.ensure([V1])
     store.con.execute("INSERT INTO raw.things VALUES ('bolt', 3)")
     v2 = Table("raw", "things", "Things seen.", (*V1.columns, text("colour", "Its colour.")),
@@ -82,24 +68,51 @@ def test_a_bookkeeping_table_gains_a_column_and_keeps_its_history(tmp_path: Path
     assert comments(store)["colour"] == "Its colour."
 
 
-def test_a_kept_catalog_is_read_once_and_again_after_a_rollback(tmp_path: Path, monkeypatch):
-    store = Store(connect(tmp_path / "w.duckdb"), keeps_catalog=True)
-    reads = []
-    original = Store._catalog
-    monkeypatch.setattr(Store, "_catalog", lambda self: reads.append(1) or original(self))
-    other = Table("raw", "others", "Others seen.", V1.columns, lineage=False)
+def test_the_catalog_is_read_once_for_tables_found_as_declared(tmp_path: Path, monkeypatch):
+    """A run ensures each table at its step: the catalog read at the first one says the
+    others are there as declared, and is not read again."""
+    reads = _counted_catalog_reads(monkeypatch)
+    others = Table("raw", "others", "Others seen.", V1.columns, lineage=False)
+    Store(connect(tmp_path / "w.duckdb")).ensure([V1, others])
+    store = Store(connect(tmp_path / "w.duckdb"))  # the next run's
     store.ensure([V1])
-    store.ensure([other])
+    store.ensure([others])
+    assert len(reads) == 2  # one per store
+    assert store._column_order(others) == ["name", "count"]  # from the catalog kept
+
+
+def test_a_table_another_writer_changed_is_read_again_not_trusted(tmp_path: Path,
+                                                                  monkeypatch):
+    """The kept catalog says `things` lacks a column another writer (a lake's other
+    partition run) has since added: it is read again before changing anything, and the
+    column is not added twice."""
+    store = Store(connect(tmp_path / "w.duckdb"))
+    store.ensure([Table("raw", "others", "Others seen.", V1.columns, lineage=False), V1])
+    v2 = Table("raw", "things", "Things seen.", (*V1.columns, text("colour", "Its colour.")),
+               lineage=False)
+    Store(connect(tmp_path / "w.duckdb")).ensure([v2])  # the other writer
+    reads = _counted_catalog_reads(monkeypatch)
+    assert store.ensure([v2]) == set()
     assert len(reads) == 1
+    assert comments(store)["colour"] == "Its colour."
+
+
+def test_a_kept_catalog_is_forgotten_with_a_rolled_back_transaction(tmp_path: Path):
+    store = Store(connect(tmp_path / "w.duckdb"))
+    store.ensure([V1])
+    gone = Table("raw", "gone", "Made, then rolled back.", V1.columns, lineage=False)
     with pytest.raises(RuntimeError), store.transaction():
-        gone = Table("raw", "gone", "Made, then rolled back.", V1.columns, lineage=False)
         store.ensure([gone])
         raise RuntimeError("the step failed")
-    store.ensure([gone])  # made again: the catalog kept in the transaction is forgotten
-    assert len(reads) == 2
+    store.ensure([gone])  # made again: what the transaction made is not trusted
     assert store.con.execute("SELECT count(*) FROM raw.gone").fetchone() == (0,)
-    assert comments(store) == {None: "Things seen.", "name": "What the thing is called.",
-                               "count": "How many were seen."}
+
+
+def _counted_catalog_reads(monkeypatch) -> list[int]:
+    reads: list[int] = []
+    original = Store._catalog
+    monkeypatch.setattr(Store, "_catalog", lambda self: reads.append(1) or original(self))
+    return reads
 
 
 @pytest.mark.parametrize(("cores", "threads"), [({0}, 1), ({0, 1}, 1), ({0, 1, 2, 3}, 3)])
