@@ -43,6 +43,20 @@ def warehouse(built, tmp_path_factory) -> Path:  # noqa: F811
     return copy / built.name
 
 
+@pytest.fixture(scope="module")
+def alone(warehouse) -> tuple[str, ChartCache]:
+    """The page with every chart drawn in this process, no worker, no cache: what every
+    other way of drawing it must give byte for byte. Drawn once for the module (a page
+    draws every chart of the sample: seconds)."""
+    store = Store(connect(warehouse, read_only=True))
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.delenv(CHART_FOLDER_ENV, raising=False)
+            return page_drawn_by(store, 0)
+    finally:
+        store.close()
+
+
 def rendered(store: Store, cache: ChartCache) -> tuple[str, ChartCache]:
     with chart_cache.active(cache):
         html, _ = render(store, domain_sections=REPORT_SECTIONS, now=NOW)
@@ -111,10 +125,10 @@ def test_a_changed_table_draws_only_its_charts(warehouse, tmp_path, monkeypatch)
     assert 'data-plot="training-efficiency"' in html
 
 
-def test_a_damaged_or_foreign_cache_only_costs_time(warehouse, tmp_path):
+def test_a_damaged_or_foreign_cache_only_costs_time(warehouse, alone, tmp_path):
     store = Store(connect(warehouse, read_only=True))
     path = tmp_path / "c.json"
-    reference, _ = rendered(store, ChartCache(None))
+    reference, _ = alone
     for content in ("{not json", json.dumps({"code": "another version", "plots": {},
                                               "svgs": {}}), "[1, 2]", ""):
         path.write_text(content)
@@ -162,9 +176,9 @@ def page_drawn_by(store: Store, workers: int) -> tuple[str, ChartCache]:
     return rendered(store, ChartCache(None, workers=workers))
 
 
-def test_charts_drawn_by_workers_make_the_same_page(warehouse):
+def test_charts_drawn_by_workers_make_the_same_page(warehouse, alone):
     store = Store(connect(warehouse, read_only=True))
-    alone, here = page_drawn_by(store, 0)
+    page_alone, here = alone
     shared, pooled = page_drawn_by(store, 3)
     assert here.drawing.handed == 0
     # every chart was handed to the two workers (the sample report has more than enough to
@@ -172,21 +186,21 @@ def test_charts_drawn_by_workers_make_the_same_page(warehouse):
     # started), and the page is the same byte for byte
     assert pooled.drawing.handed == pooled.misses == here.misses
     assert here.misses >= drawing.MIN_CHARTS_FOR_WORKERS
-    assert shared == alone
+    assert shared == page_alone
 
 
-def test_workers_that_die_cost_time_never_a_chart(warehouse, monkeypatch):
+def test_workers_that_die_cost_time_never_a_chart(warehouse, alone, monkeypatch):
     """Every worker dies as it starts (as when the system kills them for memory): the pool
     breaks, and each chart is built and drawn in the report's own process instead."""
     store = Store(connect(warehouse, read_only=True))
-    alone, _ = page_drawn_by(store, 0)
+    page_alone, _ = alone
 
     def dying_pool(workers: int) -> SpawnPool:
         return SpawnPool(workers, initializer=os._exit, initargs=(3,))
     monkeypatch.setattr(drawing, "_pool", dying_pool)
     shared, pooled = page_drawn_by(store, 2)
     assert pooled.drawing.handed == pooled.misses > 0
-    assert shared == alone
+    assert shared == page_alone
     assert len(re.findall(r'<figure class="chart"', shared)) >= drawing.MIN_CHARTS_FOR_WORKERS
 
 
@@ -211,16 +225,16 @@ def idle_pools(monkeypatch) -> list[int]:
     return pools
 
 
-def test_charts_no_worker_started_are_taken_back(warehouse, monkeypatch):
+def test_charts_no_worker_started_are_taken_back(warehouse, alone, monkeypatch):
     """The report's own process is one of the drawing processes: a chart the page asks for
     that no worker has started is built there rather than waited for."""
     store = Store(connect(warehouse, read_only=True))
-    alone, _ = page_drawn_by(store, 0)
+    page_alone, _ = alone
     pools = idle_pools(monkeypatch)
     shared, pooled = page_drawn_by(store, 2)
     assert pools == [1]  # two drawing processes: one worker and the report's own
     assert pooled.drawing.taken_back == pooled.drawing.handed == pooled.misses > 0
-    assert shared == alone
+    assert shared == page_alone
 
 
 class OneBusyWorker(Executor):
@@ -251,12 +265,12 @@ class OneBusyWorker(Executor):
         pass
 
 
-def test_while_a_worker_draws_the_report_builds_the_last_charts(warehouse, monkeypatch):
+def test_while_a_worker_draws_the_report_builds_the_last_charts(warehouse, alone, monkeypatch):
     """Waiting for a chart a worker is drawing, the report's own process builds the charts
     at the end of the page that no worker has started, rather than wait idle (before, it
     waited for every chart the worker had queued: two processes drew no faster than one)."""
     store = Store(connect(warehouse, read_only=True))
-    alone, _ = page_drawn_by(store, 0)
+    page_alone, _ = alone
     worker = OneBusyWorker()
     monkeypatch.setattr(drawing, "_pool", lambda workers: worker)
     shared, pooled = page_drawn_by(store, 2)
@@ -264,7 +278,7 @@ def test_while_a_worker_draws_the_report_builds_the_last_charts(warehouse, monke
     # the first chart was the worker's; every other one the report built ahead
     assert pooled.drawing.built_ahead == pooled.misses - 1
     assert pooled.drawing.taken_back == 0
-    assert shared == alone
+    assert shared == page_alone
 
 
 def test_a_few_charts_are_drawn_without_workers(warehouse, tmp_path):
@@ -283,13 +297,13 @@ def test_a_few_charts_are_drawn_without_workers(warehouse, tmp_path):
     assert again == first
 
 
-def test_a_report_whose_process_is_already_large_draws_alone(warehouse, monkeypatch):
+def test_a_report_whose_process_is_already_large_draws_alone(warehouse, alone, monkeypatch):
     """Workers not asked for (SIZING_REPORT_WORKERS unset): when the report's process holds
     more than ALONE_ABOVE_MB as the pool would start, none starts (a worker's 350 MB would
     take a large archive's run past 1 GB) and the report draws every chart itself; under
     it, the pool starts. The page is the same."""
     store = Store(connect(warehouse, read_only=True))
-    alone, _ = page_drawn_by(store, 0)
+    page_alone, _ = alone
     pools = idle_pools(monkeypatch)
     # two drawing processes on any machine, as on two cores
     monkeypatch.setattr(chart_cache, "worker_count",
@@ -298,11 +312,11 @@ def test_a_report_whose_process_is_already_large_draws_alone(warehouse, monkeypa
     large, cache = rendered(store, ChartCache(None))
     assert pools == [] and cache.drawing.alone and cache.drawing.handed == 0
     assert cache.misses >= drawing.MIN_CHARTS_FOR_WORKERS
-    assert large == alone
+    assert large == page_alone
     monkeypatch.setattr(chart_cache, "ALONE_ABOVE_MB", 10.0**9)
     small, cache = rendered(store, ChartCache(None))
     assert pools == [1] and not cache.drawing.alone and cache.drawing.handed == cache.misses
-    assert small == alone
+    assert small == page_alone
     # asked for, the workers start whatever the memory
     monkeypatch.setattr(chart_cache, "ALONE_ABOVE_MB", 0.0)
     _, asked = rendered(store, ChartCache(None, workers=2))
@@ -330,7 +344,7 @@ def test_reports_sharing_a_chart_folder_draw_each_chart_once(warehouse, tmp_path
     assert second_html == first_html
 
 
-def test_a_chart_folder_that_cannot_be_written_only_costs_time(warehouse, tmp_path,
+def test_a_chart_folder_that_cannot_be_written_only_costs_time(warehouse, alone, tmp_path,
                                                                monkeypatch):
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the folder should be")
@@ -338,6 +352,6 @@ def test_a_chart_folder_that_cannot_be_written_only_costs_time(warehouse, tmp_pa
     store = Store(connect(warehouse, read_only=True))
     html, cache = rendered(store, ChartCache(None))
     cache.save()
-    reference, _ = rendered(store, ChartCache(None))
+    reference, _ = alone
     store.close()
     assert html == reference and cache.misses > 0 and blocked.read_text().startswith("a file")
