@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from runtime.config import CHART_FOLDER_ENV
 from samples import generate
 from store.store import Store, connect
 from tests import published_runs, xdist_scheduling
-from transforms.quality import gx_worker
+from transforms.quality.gx_worker import GX_SERVER_ENV
 
 PROJECT = Path(__file__).resolve().parents[1]
 # The shared corpus of real tool outputs, beside the project; SIZING_TEST_CORPUS points
@@ -33,6 +34,19 @@ CORPUS = Path(
 
 
 _CHART_FOLDER_MADE = pytest.StashKey[str]()
+_GX_SERVER = pytest.StashKey[subprocess.Popen]()
+
+
+def _start_gx_server() -> subprocess.Popen:
+    """The session's GX server, its socket in a private folder named by SIZING_GX_SERVER.
+    Not waited for: until it listens (GX imports while the workers collect the tests), a
+    run starts its own worker."""
+    folder = Path(tempfile.mkdtemp(prefix="sizing-test-gx-"))
+    os.environ[GX_SERVER_ENV] = str(folder / "socket")
+    with open(folder / "server.log", "w") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "transforms.quality.gx_server", os.environ[GX_SERVER_ENV]],
+            cwd=PROJECT, stdout=log, stderr=subprocess.STDOUT)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -41,15 +55,33 @@ def pytest_configure(config: pytest.Config) -> None:
     adopting the project's instance too (pipelines/instance_home.py): a run uses an
     ephemeral instance; a test that needs a persistent one sets its own under tmp_path."""
     os.environ["DAGSTER_HOME"] = ""
-    # a test process runs ingestion after ingestion: each takes up the GX worker the last
-    # one released (transforms/quality/gx_worker.py), rather than importing GX anew
-    gx_worker.KEEP_WARM = True
+    # the session runs hundreds of ingestions, in its processes and in `sizing ingest`
+    # processes: their GX workers are forked from one server rather than each importing GX
+    # (transforms/quality/gx_server.py); started here, in the first process, for them all
+    if not os.environ.get(GX_SERVER_ENV):
+        config.stash[_GX_SERVER] = _start_gx_server()
     # Most tests ingest the sample data and draw its report: one folder of drawn charts for
     # the session's processes (xdist workers and the runs they start inherit it), so each
     # chart is drawn once; tests of the drawing itself unset it (tests/test_report_cache.py)
     if not os.environ.get(CHART_FOLDER_ENV):
         os.environ[CHART_FOLDER_ENV] = tempfile.mkdtemp(prefix="sizing-test-charts-")
         config.stash[_CHART_FOLDER_MADE] = os.environ[CHART_FOLDER_ENV]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def gx_server_listening() -> None:
+    """A run started before the session's GX server listens would start its own worker and
+    say so in its log (a line more in a `sizing ingest`'s stderr): the first test of each
+    process waits for the server, started at configure time (seconds at most, once)."""
+    from transforms.quality import gx_server
+
+    socket = os.environ.get(GX_SERVER_ENV)
+    deadline = time.monotonic() + 300
+    while socket and (probe := gx_server.connect(socket)) is None:
+        assert time.monotonic() < deadline, f"the session's GX server never listened at {socket}"
+        time.sleep(0.1)
+    if socket and probe is not None:
+        probe.terminate()
 
 
 # `make test` runs on two xdist workers, tests sharing a fixture on one (tests/xdist_scheduling.py)
@@ -327,6 +359,11 @@ def pytest_unconfigure(config) -> None:
     made = config.stash.get(_CHART_FOLDER_MADE, None)
     if made is not None:
         shutil.rmtree(made, ignore_errors=True)
+    server = config.stash.get(_GX_SERVER, None)
+    if server is not None:
+        server.terminate()
+        server.wait(10)
+        shutil.rmtree(Path(os.environ[GX_SERVER_ENV]).parent, ignore_errors=True)
     for child in multiprocessing.active_children():
         child.kill()
         child.join(5)

@@ -28,7 +28,7 @@ from transforms.inference.suites import optimal_suite
 from transforms.inference.tables import build_memory, build_optimal, build_plans
 from transforms.quality import gx_worker
 from transforms.quality.gx_validation import validate
-from transforms.quality.gx_worker import GxWorker
+from transforms.quality.gx_worker import GX_SERVER_ENV, GxWorker
 
 WORKER = GxWorker()  # one for the module's tests, as a run has one
 
@@ -217,6 +217,12 @@ def test_slo_policy_names_none_is_reserved():
 
 
 
+@pytest.fixture(autouse=True)
+def own_gx_worker(monkeypatch) -> None:
+    """These tests are of the worker a run starts itself (a forked one: test_gx_server)."""
+    monkeypatch.delenv(GX_SERVER_ENV, raising=False)
+
+
 def _validate_in_worker(path: Path, suite=optimal_suite, name="inference_optimal_concurrency",
                         worker: GxWorker = WORKER):
     store = Store(connect(path, read_only=True))
@@ -283,10 +289,9 @@ def test_a_hung_suite_is_stopped_and_the_worker_replaced(warehouse, monkeypatch,
     _validate_in_worker(warehouse)  # it is up
     fifo = tmp_path / "never-written.arrow"
     os.mkfifo(fifo)  # the worker blocks opening it, as a stuck validator would
-    monkeypatch.setattr(gx_worker, "REPLY_TIMEOUT_S", 1.0)
-    with pytest.raises(RuntimeError, match="no reply in 1 s"):
+    with monkeypatch.context() as patch, pytest.raises(RuntimeError, match="no reply in 1 s"):
+        patch.setattr(gx_worker, "REPLY_TIMEOUT_S", 1.0)
         WORKER.request({"name": "x", "frame": str(fifo), "expectations": []})
-    monkeypatch.undo()
     outcome = _validate_in_worker(warehouse)
     assert (outcome.passed, outcome.rows) == (True, 2)
 
@@ -300,32 +305,13 @@ def test_a_released_worker_that_does_not_stop_is_killed(warehouse, monkeypatch):
     assert stuck is not None
     monkeypatch.setattr(stuck, "terminate", lambda: None)
     monkeypatch.setattr(gx_worker, "RELEASE_WAIT_S", 0.2)
-    monkeypatch.setattr(gx_worker, "KEEP_WARM", False)  # as in `sizing ingest`
     WORKER.release()
     assert stuck.returncode == -signal.SIGKILL
     assert (_validate_in_worker(warehouse).passed, WORKER._proc is not stuck) == (True, True)
 
 
-def test_a_test_process_keeps_the_released_worker_for_the_next_run(warehouse):
-    """KEEP_WARM (on in the test suite's processes): the next run takes up the released
-    worker, whose answers are those of a new one."""
-    _validate_in_worker(warehouse)
-    released = WORKER._proc
-    assert released is not None
-    WORKER.release()
-    assert WORKER._proc is None and released.poll() is None  # idle, not ended
-    later = GxWorker()  # the next run's
-    try:
-        outcome = _validate_in_worker(warehouse, worker=later)
-        assert later._proc is released
-        assert (outcome.passed, outcome.rows) == (True, 2)
-    finally:
-        later.release()  # idle again, for the module's other tests
-
-
 def test_a_released_worker_has_exited_and_a_later_suite_starts_another(warehouse,
                                                                        monkeypatch):
-    monkeypatch.setattr(gx_worker, "KEEP_WARM", False)  # as in `sizing ingest`
     _validate_in_worker(warehouse)  # it is up
     released = WORKER._proc
     assert released is not None and released.poll() is None

@@ -25,7 +25,6 @@ from store import store as store_module
 from store.publish import Publication
 from store.store import connect
 from tests.conftest import CORPUS, PROJECT
-from transforms.quality import gx_worker
 from transforms.quality.gx_worker import GxWorker
 
 
@@ -464,7 +463,6 @@ def test_a_gx_worker_started_ahead_is_let_go_by_a_run_that_changed_no_rows(inges
     """`sizing ingest` starts the worker before a small run; when no file's rows changed
     after all (a file touched, its bytes the same), nothing is rebuilt and no suite will
     ask: the raw step stops it rather than leaving 300 MB idle to the end of the run."""
-    monkeypatch.setattr(gx_worker, "KEEP_WARM", False)  # as in `sizing ingest`
     raw, warehouse = ingested_sample.raw, ingested_sample.warehouse
     touched = raw / "inference" / "h100-bm-01" / "run.yaml"
     os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))

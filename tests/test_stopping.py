@@ -29,6 +29,7 @@ from store.publish import Publication
 from tests import worker_probes
 from tests.conftest import PROJECT, lock_holder
 from tests.published_runs import EXTRA, Published, assert_consistent, runs, snapshot
+from transforms.quality.gx_worker import GX_SERVER_ENV
 
 # the raw step before its commit; the first core table after the raw step committed (the
 # audit's case: new raw rows beside old core and sizing tables); the report, every table
@@ -175,8 +176,10 @@ def test_ctrl_c_reaches_every_process_of_the_run_and_one_is_enough(published, la
     its first core step with its checks' worker started: one Ctrl-C ends everything."""
     digest, before = md5(lab), snapshot(lab)
     release = tmp_path / "release"
+    # its own GX worker, not one the session's GX server forks: that it ends with the run
+    # is the subject
     run = ingest(published.raw_after, lab, {HOLD_ENV: step_point("core__inference_measurements"),
-                                         HOLD_UNTIL_ENV: str(release)})
+                                         HOLD_UNTIL_ENV: str(release), GX_SERVER_ENV: ""})
     waiting = Path(f"{release}.waiting")
     deadline = time.monotonic() + 300
     while not waiting.exists() and run.poll() is None and time.monotonic() < deadline:

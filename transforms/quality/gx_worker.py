@@ -5,6 +5,8 @@ exit most of another, while the suites themselves validate in a tenth of that. S
 checks hand their suites to one worker process per run, started when the raw step ends
 having changed rows (assets/ingestion/raw_files.py): its start-up overlaps the rebuild, on
 the other core, instead of delaying the run. The ingesting process never imports GX.
+Where runs follow one another, each in a process of its own, a GX server (gx_server.py,
+SIZING_GX_SERVER) imports GX once and forks their workers.
 
 A suite is read in the run's process, against the run's own (not yet published) warehouse:
 its frame goes to the worker as an Arrow IPC file, its expectations as their class names
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import logging
 import os
 import select
 import subprocess
@@ -26,7 +29,7 @@ import tempfile
 import threading
 from dataclasses import asdict
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import polars as pl
 
@@ -35,6 +38,34 @@ from transforms.quality.gx_validation import Outcome, gx_context, validate
 
 if TYPE_CHECKING:  # the worker process never imports DuckDB (about 30 MB)
     from store.store import Store
+
+log = logging.getLogger(__name__)
+# the socket of a GX server (gx_server.py) that forks the runs' workers; unset or empty: each
+# run starts its own. Here, not in runtime/config.py: the worker never imports DuckDB.
+GX_SERVER_ENV = "SIZING_GX_SERVER"
+
+
+class WorkerProcess(Protocol):
+    """A worker as the client uses it: a process it started (subprocess.Popen), or one
+    the GX server forked for it (gx_server.ForkedWorker)."""
+
+    @property
+    def stdin(self) -> IO[str] | None: ...
+
+    @property
+    def stdout(self) -> IO[str] | None: ...
+
+    @property
+    def pid(self) -> int: ...
+
+    def poll(self) -> int | None: ...
+
+    def terminate(self) -> None: ...
+
+    def kill(self) -> None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
 
 REPLY_TIMEOUT_S = 600.0  # each suite takes a fraction of a second at 10,000 files
 RELEASE_WAIT_S = 5.0  # for a released worker to stop before it is killed
@@ -53,13 +84,6 @@ RELEASE_WAIT_S = 5.0  # for a released worker to stop before it is killed
 #   first suite need not wait for the worker.
 EARLY_BELOW_FILES = 50_000
 AHEAD_UP_TO_FILES = 100
-# A process that runs one ingestion after another in itself (each worker of the test suite)
-# may keep a released worker for the next run instead of ending it: importing GX is most of
-# a worker's cost, and its suites leave nothing behind in it. `sizing ingest` and Dagster's
-# run processes run once each and leave it off (a released worker's memory goes back).
-KEEP_WARM = False
-_warm: list[tuple[subprocess.Popen[str], IO[bytes] | None]] = []  # at most one, idle
-_warm_lock = threading.Lock()
 
 
 class GxWorker:
@@ -68,7 +92,7 @@ class GxWorker:
     ingest`, which may start it before the run, hands its own to the run."""
 
     def __init__(self) -> None:
-        self._proc: subprocess.Popen[str] | None = None
+        self._proc: WorkerProcess | None = None
         self._errors: IO[bytes] | None = None
         self._lock = threading.Lock()
         self._deferred = False
@@ -137,11 +161,6 @@ class GxWorker:
         with self._lock:
             proc, self._proc = self._proc, None
             self._deferred = False
-        if proc is not None and KEEP_WARM and proc.poll() is None:
-            with _warm_lock:
-                if not _warm:
-                    _warm.append((proc, self._errors))
-                    return
         if proc is not None:
             proc.terminate()
             try:
@@ -150,14 +169,15 @@ class GxWorker:
                 proc.kill()  # it did not stop (stopped, stuck in the kernel): it cannot
                 proc.wait()  # ignore this, and it is gone, not a zombie, when release returns
 
-    def _start(self) -> subprocess.Popen[str]:
+    def _start(self) -> WorkerProcess:
         if self._proc is not None and self._proc.poll() is None:
             return self._proc
         if not self._stopped_at_exit:
             atexit.register(self.stop)
             self._stopped_at_exit = True
-        if (warm := _take_warm()) is not None:
-            self._proc, self._errors = warm
+        if (server := os.environ.get(GX_SERVER_ENV, "").strip()) \
+                and (forked := _forked_by(server)) is not None:
+            self._proc, self._errors = forked, None
             return self._proc
         self._errors = tempfile.TemporaryFile()  # a pipe left unread could fill and block
         self._proc = subprocess.Popen(
@@ -167,29 +187,21 @@ class GxWorker:
 
     def _stderr_tail(self) -> str:
         if self._errors is None:
-            return "(no output)"
+            return f"(its output is the GX server's: {GX_SERVER_ENV})"
         self._errors.seek(0)
         return self._errors.read().decode(errors="replace")[-2000:] or "(no output)"
 
 
+def _forked_by(server: str) -> WorkerProcess | None:
+    """A worker forked by the GX server at `server` (gx_server.py), or None when it cannot
+    be reached: the run then starts its own, and says why in its log."""
+    from transforms.quality import gx_server  # it imports this module
 
-
-def _take_warm() -> tuple[subprocess.Popen[str], IO[bytes] | None] | None:
-    """The worker a run released (KEEP_WARM), if it is still there."""
-    with _warm_lock:
-        while _warm:
-            proc, errors = _warm.pop()
-            if proc.poll() is None:
-                return proc, errors
-    return None
-
-
-@atexit.register
-def _end_warm() -> None:
-    with _warm_lock:
-        for proc, _ in _warm:
-            proc.terminate()
-        _warm.clear()
+    forked = gx_server.connect(server)
+    if forked is None:
+        log.warning("no GX server answers at %s (%s): the run starts its own GX worker",
+                    server, GX_SERVER_ENV)
+    return forked
 
 
 class _Expectations:
@@ -212,10 +224,16 @@ RECORDER = _Recorder()
 UNUSED_BY_THE_SUITES = ("scipy",)
 
 
-def serve(requests: IO[str], replies: IO[str]) -> None:
+def import_gx() -> Any:
+    """The gx module, what the suites do not use imported lazily."""
     import_lazily(*UNUSED_BY_THE_SUITES)
     import great_expectations as gx
 
+    return gx
+
+
+def serve(requests: IO[str], replies: IO[str]) -> None:
+    gx = import_gx()
     gx_context(gx)  # ready before the first request
     for line in requests:
         request = json.loads(line)
