@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import dagster as dg
 
-from common.markdown import markdown
+from common.markdown import markdown_rows
 from schemas.spec import Table
 from store.store import Store
 
@@ -26,7 +26,7 @@ def tables_metadata(store: Store, tables: Sequence[Table]) -> list[dict[str, dg.
 
 
 def _metadata(store: Store, table: Table, count: int) -> dict[str, dg.MetadataValue]:
-    preview = store.query(f"SELECT * FROM {table.qualified} LIMIT {PREVIEW_ROWS}")
+    columns, preview = store.head(table, PREVIEW_ROWS)
     return {
         "dagster/row_count": dg.MetadataValue.int(int(count)),
         "dagster/column_schema": dg.MetadataValue.table_schema(dg.TableSchema(columns=[
@@ -34,7 +34,7 @@ def _metadata(store: Store, table: Table, count: int) -> dict[str, dg.MetadataVa
             for c in table.all_columns
         ])),
         "table": dg.MetadataValue.text(f"{table.schema}.{table.name}"),
-        "preview": dg.MetadataValue.md(markdown(preview)),
+        "preview": dg.MetadataValue.md(markdown_rows(columns, preview)),
     }
 
 

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import polars as pl
 
 
 def markdown(frame: pl.DataFrame) -> str:
-    if frame.is_empty():
+    return markdown_rows(frame.columns, frame.iter_rows())
+
+
+def markdown_rows(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """The same from column names and rows of values (a preview read as tuples, without
+    building a frame for five rows)."""
+    body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    if not body:
         return "_(no rows)_"
-    header = "| " + " | ".join(frame.columns) + " |"
-    rule = "|" + "---|" * len(frame.columns)
-    body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in frame.iter_rows()]
+    header = "| " + " | ".join(columns) + " |"
+    rule = "|" + "---|" * len(columns)
     return "\n".join([header, rule, *body])
 
 

@@ -442,6 +442,12 @@ class Store:
         Parquet unchanged)."""
         return self.con.sql(sql).to_arrow_table()
 
+    def head(self, table: Table, rows: int) -> tuple[list[str], list[tuple]]:
+        """The first `rows` rows of `table` as tuples, with the column names: a preview,
+        with no frame built for it (a run shows one for each table it reports)."""
+        result = self.con.execute(f"SELECT * FROM {table.qualified} LIMIT {int(rows)}")
+        return [d[0] for d in result.description], result.fetchall()
+
     def query(self, sql: str, params: list | None = None) -> pl.DataFrame:
         """The whole result as one frame, read from DuckDB a batch at a time: DuckDB does
         not hold the result whole beside polars's copy of it (docs/performance.md)."""

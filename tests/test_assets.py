@@ -75,3 +75,23 @@ def test_training_runs_from_the_raw_logs(resources):
                             instance=dg.DagsterInstance.ephemeral())
     assert materialized(result, "core/training_runs")["dagster/row_count"] == 9
     assert rows(resources, "SELECT max(gpus) FROM core.training_runs") == [(32,)]
+
+
+def test_a_table_s_metadata_has_its_count_and_a_preview_of_its_first_rows(tmp_path):
+    from assets.metadata import PREVIEW_ROWS, tables_metadata
+    from schemas.spec import Table, integer, text
+    from store.store import Store, connect
+
+    notes = Table("raw", "notes", "Notes.", (text("note", "A note."),
+                                             integer("count", "How many.")), lineage=False)
+    empty = Table("raw", "empty", "Nothing yet.", notes.columns, lineage=False)
+    store = Store(connect(tmp_path / "w.duckdb"))
+    store.ensure([notes, empty])
+    store.con.execute("INSERT INTO raw.notes VALUES ('a | b', 1), (NULL, 2), ('two\nlines', NULL)"
+                      ", ('x', 4), ('y', 5), ('z', 6)")
+    first, nothing = tables_metadata(store, [notes, empty])
+    assert first["dagster/row_count"].value == 6 and nothing["dagster/row_count"].value == 0
+    assert first["preview"].value.splitlines() == [
+        "| note | count |", "|---|---|", "| a \\| b | 1 |", "|  | 2 |", "| two lines |  |",
+        "| x | 4 |", "| y | 5 |"][:2 + PREVIEW_ROWS]
+    assert nothing["preview"].value == "_(no rows)_"
