@@ -39,14 +39,23 @@ _GX_SERVER = pytest.StashKey[subprocess.Popen]()
 
 def _start_gx_server() -> subprocess.Popen:
     """The session's GX server, its socket in a private folder named by SIZING_GX_SERVER.
-    Not waited for: until it listens (GX imports while the workers collect the tests), a
-    run starts its own worker."""
+    Waited for until it listens (a fraction of a second), not for its import of GX: a run
+    that connects meanwhile waits for that, and a short session (one test file) does not.
+    A run that found no server would start its own worker and say so in its log (a line
+    more in a `sizing ingest`'s stderr)."""
     folder = Path(tempfile.mkdtemp(prefix="sizing-test-gx-"))
-    os.environ[GX_SERVER_ENV] = str(folder / "socket")
+    socket = folder / "socket"
+    os.environ[GX_SERVER_ENV] = str(socket)
     with open(folder / "server.log", "w") as log:
-        return subprocess.Popen(
-            [sys.executable, "-m", "transforms.quality.gx_server", os.environ[GX_SERVER_ENV]],
+        server = subprocess.Popen(
+            [sys.executable, "-m", "transforms.quality.gx_server", str(socket)],
             cwd=PROJECT, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    while not socket.exists():
+        assert server.poll() is None, (folder / "server.log").read_text()
+        assert time.monotonic() < deadline, f"the session's GX server never listened at {socket}"
+        time.sleep(0.02)
+    return server
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -66,22 +75,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if not os.environ.get(CHART_FOLDER_ENV):
         os.environ[CHART_FOLDER_ENV] = tempfile.mkdtemp(prefix="sizing-test-charts-")
         config.stash[_CHART_FOLDER_MADE] = os.environ[CHART_FOLDER_ENV]
-
-
-@pytest.fixture(scope="session", autouse=True)
-def gx_server_listening() -> None:
-    """A run started before the session's GX server listens would start its own worker and
-    say so in its log (a line more in a `sizing ingest`'s stderr): the first test of each
-    process waits for the server, started at configure time (seconds at most, once)."""
-    from transforms.quality import gx_server
-
-    socket = os.environ.get(GX_SERVER_ENV)
-    deadline = time.monotonic() + 300
-    while socket and (probe := gx_server.connect(socket)) is None:
-        assert time.monotonic() < deadline, f"the session's GX server never listened at {socket}"
-        time.sleep(0.1)
-    if socket and probe is not None:
-        probe.terminate()
 
 
 # `make test` runs on two xdist workers, tests sharing a fixture on one (tests/xdist_scheduling.py)

@@ -136,6 +136,26 @@ def test_without_a_server_a_run_starts_its_own_worker_and_says_why(monkeypatch, 
     assert f"no GX server answers at {tmp_path / 'no-server-here'}" in caplog.text
 
 
+def test_a_run_that_connects_while_the_server_imports_gx_waits_for_it(tmp_path, frame,
+                                                                     monkeypatch):
+    """The server listens before it imports GX (seconds): a run that comes meanwhile gets a
+    worker once the import is done, not a worker of its own."""
+    socket = tmp_path / "socket"
+    process = subprocess.Popen([sys.executable, "-m", "transforms.quality.gx_server",
+                                str(socket)], cwd=PROJECT)
+    try:
+        _until("listening", socket.exists)
+        monkeypatch.setenv(GX_SERVER_ENV, str(socket))
+        worker = GxWorker()
+        try:
+            assert worker.request({**REQUEST, "frame": str(frame)}).rows == 3
+            assert isinstance(worker._proc, gx_server.ForkedWorker)
+        finally:
+            worker.release()
+    finally:
+        process.kill()
+
+
 def test_the_server_ends_when_its_socket_is_removed(tmp_path):
     socket = tmp_path / "socket"
     process = subprocess.Popen([sys.executable, "-m", "transforms.quality.gx_server",

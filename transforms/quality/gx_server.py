@@ -5,7 +5,8 @@ its suites validate in a tenth of that. Where runs follow one another in process
 own (the Dagster daemon's runs, the test suite's `sizing ingest` processes), a server started
 once does that import once: `python -m transforms.quality.gx_server SOCKET` imports GX and
 listens on the UNIX socket SOCKET; SIZING_GX_SERVER=SOCKET makes each run connect to it
-instead of starting a worker. For each connection the server forks a worker that sends its
+instead of starting a worker. It listens at once and imports GX then: a run that connects
+meanwhile waits for the import. For each connection the server forks a worker that sends its
 pid, serves that connection with the worker's protocol (one JSON request per line, one reply
 per line) and exits when the run closes it or goes (its end of the socket closes with it).
 
@@ -27,6 +28,9 @@ from typing import IO
 from transforms.quality import gx_worker
 
 CONNECT_TIMEOUT_S = 5.0
+# A server listens before it imports GX: a run that connects meanwhile waits in its backlog
+# for the import (as it would for a worker of its own), up to this
+FIRST_REPLY_TIMEOUT_S = 300.0
 EXIT_POLL_S = 0.02
 LISTEN_BACKLOG = 16
 PARENT_POLL_S = 1.0  # how soon a server whose starter died notices it
@@ -83,6 +87,7 @@ def connect(path: str) -> ForkedWorker | None:
     connection.settimeout(CONNECT_TIMEOUT_S)
     try:
         connection.connect(path)
+        connection.settimeout(FIRST_REPLY_TIMEOUT_S)
         worker = ForkedWorker(connection)
     except (OSError, ValueError):  # no server, a stale socket, one that died as it forked
         connection.close()
@@ -92,14 +97,16 @@ def connect(path: str) -> ForkedWorker | None:
 
 
 def serve_forever(path: Path) -> None:
-    """Import GX once, then fork a worker for each connection. Ends when the process that
-    started the server is gone, or its socket file is."""
-    gx_worker.import_gx()
+    """Listen, import GX once, then fork a worker for each connection. Ends when the
+    process that started the server is gone, or its socket file is."""
     starter = os.getppid()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the workers
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(path))
-    listener.listen(LISTEN_BACKLOG)
+    binding = path.with_name(path.name + ".binding")
+    listener.bind(str(binding))
+    listener.listen(LISTEN_BACKLOG)  # runs that connect now wait for the import below
+    binding.rename(path)  # there once it listens: a run never finds it refusing
+    gx_worker.import_gx()
     listener.settimeout(PARENT_POLL_S)
     while os.getppid() == starter and path.exists():
         try:
