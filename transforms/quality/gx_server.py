@@ -103,6 +103,7 @@ def serve_forever(path: Path) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the workers
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     binding = path.with_name(path.name + ".binding")
+    binding.unlink(missing_ok=True)  # left by a server killed as it started
     listener.bind(str(binding))
     listener.listen(LISTEN_BACKLOG)  # runs that connect now wait for the import below
     binding.rename(path)  # there once it listens: a run never finds it refusing
