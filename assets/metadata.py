@@ -26,7 +26,8 @@ def tables_metadata(store: Store, tables: Sequence[Table]) -> list[dict[str, dg.
 
 
 def _metadata(store: Store, table: Table, count: int) -> dict[str, dg.MetadataValue]:
-    columns, preview = store.head(table, PREVIEW_ROWS)
+    # an empty table's columns alone: LIMIT 0 costs a quarter of a scan for five rows
+    columns, preview = store.head(table, PREVIEW_ROWS if count else 0)
     return {
         "dagster/row_count": dg.MetadataValue.int(int(count)),
         "dagster/column_schema": dg.MetadataValue.table_schema(dg.TableSchema(columns=[

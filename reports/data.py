@@ -12,11 +12,7 @@ from store.store import Store
 
 
 def columns(store: Store, schema: str, name: str) -> list[str]:
-    found = store.query(
-        "SELECT column_name FROM information_schema.columns "
-        "WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position",
-        [schema, name])
-    return found["column_name"].to_list()
+    return store.table_columns(schema, name)
 
 
 def read(store: Store, schema: str, name: str, wanted: Sequence[str] = (),

@@ -180,7 +180,8 @@ class DuckDBFile(WarehouseLocation):
         return pending_path(self.path).exists()
 
     def open(self, read_only: bool = True) -> Store:
-        return Store(connect(self.path, read_only=read_only))
+        # read-only, the file's catalog cannot change under it (a run publishes a new file)
+        return Store(connect(self.path, read_only=read_only), catalog_is_own=read_only)
 
     def open_sandboxed(self, as_of: lake.AsOf | None = None,
                        memory_limit: str | None = None) -> Store:

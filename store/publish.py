@@ -95,7 +95,8 @@ class Publication:
                 if self._holder is not None and wal_path(self.published).exists():
                     # the holder's committed work not yet checkpointed: DuckDB replays it
                     shutil.copyfile(wal_path(self.published), wal_path(self.staging))
-            self.store = Store(connect(self.staging))
+            # under the writer lock: no other process changes its catalog
+            self.store = Store(connect(self.staging), catalog_is_own=True)
         except BaseException:
             self._stack.close()
             raise

@@ -20,11 +20,14 @@ import pyarrow as pa
 
 from schemas.ledger import INGESTED_FILES
 from schemas.spec import Table, quote_ident, quote_literal
+from store import table_templates
 from store.interruptible import Interruptible
 from store.resident import usable_cores
 
 SCHEMAS = ("raw", "core", "sizing")
 T = TypeVar("T")
+# per table (schema, name): its comment (key None), then each column's, in column order
+_Catalog = dict[tuple[str, str], dict[str | None, str | None]]
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ def connect_sandboxed(path: Path, memory_limit: str | None = None
 def read_only(path: Path, sandboxed: bool = False) -> Iterator[Store]:
     con = connect_sandboxed(path) if sandboxed else connect(path, read_only=True)
     try:
-        yield Store(con)
+        yield Store(con, catalog_is_own=True)
     finally:
         con.close()
 
@@ -107,7 +110,8 @@ class Fetched:
 
 class Store:
     def __init__(self, con: duckdb.DuckDBPyConnection,
-                 allowed_statements: frozenset[str] | None = None):
+                 allowed_statements: frozenset[str] | None = None, *,
+                 catalog_is_own: bool = False):
         # DuckDB's connection, for store/ (and tests) alone: everything else asks the
         # methods below (tests/test_store_boundary.py holds the line)
         self.con = con
@@ -122,7 +126,12 @@ class Store:
         # there as declared needs nothing, and is not read again (a run ensures each of its
         # tables at its step: 10-20 ms a read on a file, a round trip on a lake). Whatever
         # it says needs a change is read again first: another writer may have made it.
-        self._catalog_kept: dict[tuple[str, str], dict[str | None, str | None]] | None = None
+        self._catalog_kept: _Catalog | None = None
+        # nothing but this connection changes the catalog (a run's staging file, under the
+        # writer lock; a file opened read-only): what it kept is the catalog, so a table it
+        # says is missing is made without reading the catalog again (a cold run makes some
+        # forty tables, at 20-30 ms a read), and a table's columns are looked up in it
+        self._catalog_is_own = catalog_is_own
         self._statements = Interruptible(con)  # user SQL: a time limit and Ctrl-C stop it
 
     def close(self) -> None:
@@ -142,17 +151,36 @@ class Store:
                 and not any(_needs_change(t, self._catalog_kept) for t in todo):
             self._ensured.update(_shape(t) for t in todo)
             return set()
+        catalog = self._catalog_kept if self._catalog_is_own else None
+        if not self.in_transaction():
+            catalog = self._copy_missing(todo, catalog)
         with self.transaction():
-            recreated = self._ensure(todo)
+            recreated = self._ensure(todo, catalog)
         self._ensured.update(_shape(t) for t in todo)
         return recreated
 
-    def _ensure(self, tables: Iterable[Table]) -> set[str]:
+    def _copy_missing(self, tables: list[Table], catalog: _Catalog | None) -> _Catalog | None:
+        """Many missing tables (a cold raw step's fifty) copied from a template database
+        (store/table_templates.py); the catalog with them, or as it was when none were."""
+        if not table_templates.may_copy(self.con, len(tables)):
+            return catalog
+        known = self._catalog() if catalog is None else catalog
+        missing = [t for t in tables if (t.schema, t.name) not in known]
+        if not table_templates.copied(self.con, missing):
+            return catalog
+        self._columns.clear()
+        known.update({(t.schema, t.name): _declared(t) for t in missing})
+        self._catalog_kept = known
+        return known
+
+    def _ensure(self, tables: Iterable[Table],
+                catalog: _Catalog | None) -> set[str]:
         self._columns.clear()
         for schema in SCHEMAS:
             self.con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-        catalog = self._catalog()  # one read of it: a statement per table and column costs
-        recreated = set()           # most of a run that finds one new file
+        if catalog is None:  # one read of it: a statement per table and column costs most
+            catalog = self._catalog()  # of a run that finds one new file
+        recreated = set()
         for table in tables:
             existing = catalog.get((table.schema, table.name), {})
             if existing and not table.lineage and set(existing) - {None} < \
@@ -171,15 +199,14 @@ class Store:
             for name, text in table.comments().items():
                 if existing.get(name) != text:
                     self.con.execute(table.comment_sql(name))
-            order = [c for c in existing if c is not None] or table.column_names
-            catalog[(table.schema, table.name)] = {None: table.description,
-                                                   **{c: table.comments()[c] for c in order}}
+            catalog[(table.schema, table.name)] = _declared(
+                table, [c for c in existing if c is not None])
         self._catalog_kept = catalog
         return recreated
 
-    def _catalog(self) -> dict[tuple[str, str], dict[str | None, str | None]]:
+    def _catalog(self) -> _Catalog:
         """Per table: its comment (key None) then each column's, in column order."""
-        catalog: dict[tuple[str, str], dict[str | None, str | None]] = {}
+        catalog: _Catalog = {}
         for schema, name, comment in self.con.execute(
                 "SELECT schema_name, table_name, comment FROM duckdb_tables() "
                 "WHERE database_name = current_database()").fetchall():
@@ -202,6 +229,8 @@ class Store:
     def table_keys(self) -> set[str]:
         """The warehouse's tables as 'schema.name'. No bound parameter: DuckDB imports
         pandas (0.2-0.3 s) at a process's first one, and a skipped run asks this."""
+        if self._catalog_is_own and self._catalog_kept is not None:
+            return {f"{schema}.{name}" for schema, name in self._catalog_kept}
         return {r[0] for r in self.con.execute(
             "SELECT schema_name || '.' || table_name FROM duckdb_tables() "
             "WHERE database_name = current_database()").fetchall()}
@@ -211,6 +240,19 @@ class Store:
         ensured it (a run asks at every derived step; on a lake each catalog read is a
         round trip to PostgreSQL)."""
         return _shape(table) in self._ensured or table.key in self.table_keys()
+
+    def table_columns(self, schema: str, name: str) -> list[str]:
+        """The columns of `schema.name` in the warehouse's order; [] when there is no such
+        table. From the catalog this store keeps when it is its own (a report asks for some
+        forty tables' columns: 5-10 ms a query)."""
+        if self._catalog_is_own:
+            if self._catalog_kept is None:
+                self._catalog_kept = self._catalog()
+            return [c for c in self._catalog_kept.get((schema, name), {}) if c is not None]
+        return [r[0] for r in self.con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = "
+            "current_database() AND schema_name = ? AND table_name = ? "
+            "ORDER BY column_index", [schema, name]).fetchall()]
 
     def _forget_catalog(self) -> None:
         self._ensured.clear()
@@ -461,8 +503,14 @@ class Store:
         return frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=False)
 
 
-def _needs_change(table: Table, catalog: dict[tuple[str, str], dict[str | None, str | None]]
-                  ) -> bool:
+def _declared(table: Table, order: list[str] | None = None) -> dict[str | None, str | None]:
+    """`table`'s entry in a catalog once made as declared: its comment, then each column's
+    (in `order`, the warehouse's, when it was there before)."""
+    comments = table.comments()
+    return {None: table.description, **{c: comments[c] for c in order or table.column_names}}
+
+
+def _needs_change(table: Table, catalog: _Catalog) -> bool:
     """`table` is not in `catalog` as declared: missing, other columns, other comments."""
     existing = catalog.get((table.schema, table.name))
     return existing is None or set(existing) - {None} != set(table.column_names) \

@@ -108,6 +108,40 @@ def test_a_kept_catalog_is_forgotten_with_a_rolled_back_transaction(tmp_path: Pa
     assert store.con.execute("SELECT count(*) FROM raw.gone").fetchone() == (0,)
 
 
+def test_a_store_whose_catalog_is_its_own_makes_missing_tables_without_reading_it(
+        tmp_path: Path, monkeypatch):
+    """A run's staging file, under the writer lock: no other writer can have made a table
+    its kept catalog says is missing, so a cold run's derived steps do not read it again."""
+    store = Store(connect(tmp_path / "w.duckdb"), catalog_is_own=True)
+    store.ensure([V1])
+    reads = _counted_catalog_reads(monkeypatch)
+    others = Table("raw", "others", "Others seen.", V1.columns, lineage=False)
+    assert store.ensure([others]) == set()
+    assert reads == []
+    assert comments(store) == {None: "Things seen.", "name": "What the thing is called.",
+                               "count": "How many were seen."}
+    assert store.table_keys() == {"raw.things", "raw.others"} \
+        == Store(store.con).table_keys()  # the kept catalog agrees with DuckDB's
+    assert reads == []
+
+
+@pytest.mark.parametrize("own", [True, False])
+def test_a_table_s_columns_in_the_warehouse_s_order(tmp_path: Path, own: bool):
+    """A bookkeeping table's added column comes last, wherever its declaration lists it;
+    a table that is not there has none."""
+    Store(connect(tmp_path / "w.duckdb")).ensure([V1])
+    grown = Table("raw", "things", "Things seen.",
+                  (text("colour", "Its colour."), *V1.columns), lineage=False)
+    writer = Store(connect(tmp_path / "w.duckdb"), catalog_is_own=own)
+    writer.ensure([grown])
+    assert writer.table_columns("raw", "things") == ["name", "count", "colour"]
+    assert writer.table_columns("raw", "nothing_here") == []
+    writer.con.close()
+    reader = Store(connect(tmp_path / "w.duckdb", read_only=True), catalog_is_own=own)
+    assert reader.table_columns("raw", "things") == ["name", "count", "colour"]
+    assert reader.table_columns("core", "things") == []
+
+
 def _counted_catalog_reads(monkeypatch) -> list[int]:
     reads: list[int] = []
     original = Store._catalog

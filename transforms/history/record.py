@@ -64,7 +64,8 @@ def record_history(store: Store, run_id: str, changed: Collection[str] | None = 
         store.ensure([RULE_HISTORY])
         run, recorded_at = ingest_run(store, run_id)
         store.delete(RULE_HISTORY, "ingest_run_id = $1", [run])
-        families = [f for f in FAMILIES if _affected(f, changed) and _exist(store, f)]
+        present = store.table_keys()
+        families = [f for f in FAMILIES if _affected(f, changed) and _exist(present, f)]
         rows = changes(current_values(store, families),
                        latest_recorded(store, [f.name for f in families]))
         rows = rows.with_columns(pl.lit(run).alias("ingest_run_id"),
@@ -83,11 +84,10 @@ def _affected(family: Family, changed: Collection[str] | None) -> bool:
         or any(t.key in changed for t in family.tables)
 
 
-def _exist(store: Store, family: Family) -> bool:
-    """Whether every table the family reads is in the warehouse (one never built has no
-    rules to compare: none of them is 'removed')."""
-    found = store.table_keys()
-    return all(t.key in found for t in family.tables)
+def _exist(present: set[str], family: Family) -> bool:
+    """Whether every table the family reads is among the warehouse's `present` tables (one
+    never built has no rules to compare: none of them is 'removed')."""
+    return all(t.key in present for t in family.tables)
 
 
 _LONG = {"family": pl.Utf8, "rule_key": pl.Utf8, "rule_label": pl.Utf8, "metric": pl.Utf8,
