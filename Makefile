@@ -25,13 +25,15 @@ run: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml
 
 ## test: install, lint, type-check every package, check the layer rules, then the whole
 ## test suite on TEST_WORKERS xdist workers (tests sharing a module or session fixture stay
-## on one: tests/xdist_scheduling.py)
+## on one: tests/xdist_scheduling.py). Bytecode is written even where the machine says not
+## to (PYTHONDONTWRITEBYTECODE): pytest keeps the test modules it rewrote for their asserts,
+## and the next run's workers collect in 10 s instead of 15.
 TEST_WORKERS ?= 2
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 ## lint: ruff, the type checker and the layer rules (import contracts in pyproject.toml)
 lint: $(INSTALLED)

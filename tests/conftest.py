@@ -273,6 +273,15 @@ def query(warehouse: Path, sql: str, params: list | None = None) -> list[tuple]:
 
 
 @pytest.fixture(scope="session")
+def gx():
+    """Great Expectations, for the tests that validate in their own process: imported when
+    the first of them runs (2-3 s), not when a worker collects their modules."""
+    import great_expectations
+
+    return great_expectations
+
+
+@pytest.fixture(scope="session")
 def postgres_cluster():
     """One throwaway PostgreSQL server for the session (Unix socket only, trust auth);
     skips, saying where it looked, without the server binaries."""

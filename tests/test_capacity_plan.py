@@ -10,7 +10,6 @@ import sys
 import threading
 from pathlib import Path
 
-import great_expectations as gx
 import polars as pl
 import pytest
 
@@ -167,7 +166,7 @@ def test_sizing_plan_rejects_a_malformed_demand(warehouse, capsys):
     assert "expected MODEL=USERS" in capsys.readouterr().err
 
 
-def test_gx_suite_reports_the_failing_rows():
+def test_gx_suite_reports_the_failing_rows(gx):
     frame = pl.DataFrame({"instances": [3, 0], "model": ["a", "b"]})
     result = run_suite("plan", frame, [gx.expectations.ExpectColumnValuesToBeBetween(
         column="instances", min_value=1, description="instances >= 1")], gx)
@@ -176,7 +175,7 @@ def test_gx_suite_reports_the_failing_rows():
     assert "| 0 | b |" in result.metadata["instances >= 1"].value
 
 
-def _optimal_rules(path: Path):
+def _optimal_rules(path: Path, gx):
     store = Store(connect(path, read_only=True))
     try:
         frame, expectations = optimal_suite(store, gx)
@@ -185,8 +184,8 @@ def _optimal_rules(path: Path):
     return frame, run_suite("optimal", frame, expectations, gx)
 
 
-def test_optimal_rules_catch_an_optimum_that_was_never_measured(warehouse):
-    frame, result = _optimal_rules(warehouse)
+def test_optimal_rules_catch_an_optimum_that_was_never_measured(warehouse, gx):
+    frame, result = _optimal_rules(warehouse, gx)
     assert frame["optimum_is_measured_level"].to_list() == [True, True]
     assert result.passed
     con = connect(warehouse)
@@ -194,7 +193,7 @@ def test_optimal_rules_catch_an_optimum_that_was_never_measured(warehouse):
     con.execute("UPDATE sizing.inference_optimal_concurrency SET optimal_concurrency = 3 "
                 "WHERE slo_policy = 'fast'")
     con.close()
-    frame, result = _optimal_rules(warehouse)
+    frame, result = _optimal_rules(warehouse, gx)
     assert result.passed is False
     shown = result.metadata["the optimal concurrency is one of the sweep's measured levels"]
     assert "**failed** (1 rows)" in shown.value and "| fast |" in shown.value
@@ -232,8 +231,8 @@ def _validate_in_worker(path: Path, suite=optimal_suite, name="inference_optimal
         store.con.close()
 
 
-def test_the_gx_worker_process_gives_the_in_process_outcome(warehouse):
-    frame, _ = _optimal_rules(warehouse)
+def test_the_gx_worker_process_gives_the_in_process_outcome(warehouse, gx):
+    frame, _ = _optimal_rules(warehouse, gx)
     store = Store(connect(warehouse, read_only=True))
     expectations = optimal_suite(store, gx)[1]
     store.con.close()

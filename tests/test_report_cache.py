@@ -126,14 +126,24 @@ def test_a_changed_table_draws_only_its_charts(warehouse, tmp_path, monkeypatch)
 
 
 def test_a_damaged_or_foreign_cache_only_costs_time(warehouse, alone, tmp_path):
-    store = Store(connect(warehouse, read_only=True))
+    """Each is read as no cache at all (its entries, a foreign version's included, are not
+    trusted), and a page over one is the page drawn alone (drawn once: seconds a page)."""
     path = tmp_path / "c.json"
-    reference, _ = alone
-    for content in ("{not json", json.dumps({"code": "another version", "plots": {},
-                                              "svgs": {}}), "[1, 2]", ""):
+    kept = {"k": {"spec": {}, "points": 1, "series": 1}}
+    for content in ("{not json", json.dumps({"code": "another version", "plots": kept,
+                                              "svgs": {"k": "<svg></svg>"}}),
+                    json.dumps({"code": chart_cache.code_digest(), "plots": [1],
+                                "svgs": {"k": "<svg></svg>"}}), "[1, 2]", ""):
         path.write_text(content)
-        html, cache = rendered(store, ChartCache(path))
-        assert (cache.hits, html) == (0, reference)
+        loaded = ChartCache(path, workers=1)
+        assert (loaded._plots, loaded._svgs) == ({}, {}), content
+    path.write_text(json.dumps({"code": chart_cache.code_digest(), "plots": kept,
+                                "svgs": {"k": "<svg></svg>"}}))
+    assert ChartCache(path, workers=1)._plots == kept  # the check above can fail
+    path.write_text("{not json")
+    store = Store(connect(warehouse, read_only=True))
+    html, cache = rendered(store, ChartCache(path))
+    assert (cache.hits, html) == (0, alone[0])
 
 
 def test_write_report_keeps_the_cache_beside_the_report(warehouse, tmp_path):

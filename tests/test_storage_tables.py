@@ -8,7 +8,6 @@ import json
 import shutil
 from pathlib import Path
 
-import great_expectations as gx
 import pytest
 
 from assets.business_rules import run_suite
@@ -284,7 +283,7 @@ def test_checks_flag_missing_storage_system_and_a_wrong_bandwidth(sample):
 
 @pytest.mark.parametrize("suite", [capability_suite, scaling_suite, demand_suite,
                                    checkpoint_suite])
-def test_business_rules_hold_on_the_sample(sample, suite):
+def test_business_rules_hold_on_the_sample(sample, suite, gx):
     store = Store(connect(sample.path, read_only=True))
     frame, expectations = suite(store, gx)
     store.con.close()
@@ -292,7 +291,7 @@ def test_business_rules_hold_on_the_sample(sample, suite):
     assert run_suite(suite.__name__, frame, expectations, gx).passed
 
 
-def test_business_rules_catch_a_wrong_gpu_count(sample):
+def test_business_rules_catch_a_wrong_gpu_count(sample, gx):
     con = connect(sample.path)
     con.execute("UPDATE sizing.training_storage_demand SET max_gpus_fed = max_gpus_fed + 1 "
                 "WHERE storage_system = 'nfs-a' AND virtualization = 'vm'")
