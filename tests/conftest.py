@@ -64,6 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
     adopting the project's instance too (pipelines/instance_home.py): a run uses an
     ephemeral instance; a test that needs a persistent one sets its own under tmp_path."""
     os.environ["DAGSTER_HOME"] = ""
+    xdist_scheduling.record_durations(config)  # the next run's order (longest first)
     # the session runs hundreds of ingestions, in its processes and in `sizing ingest`
     # processes: their GX workers are forked from one server rather than each importing GX
     # (transforms/quality/gx_server.py); started here, in the first process, for them all

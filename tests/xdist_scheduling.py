@@ -11,6 +11,11 @@ xdist's own loadgroup scheduler reads the group from a suffix it appends to each
 which pytest 9.2 no longer lets it write (xdist issue 1386: the marks are then silently
 ignored). So each worker writes its tests' groups to a file named in its workerinput, and
 the controller's scheduler reads them before it hands out the first test.
+
+After the first units, the longest go first: the controller keeps each test's seconds of
+the last run in pytest's cache (`Durations`), and the rest of the
+queue is ordered by them, so no group of half a minute starts as the others run out of
+work (a clean clone has no such record: the order is then xdist's, by test count).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 _KEY = "sizing_test_groups"
+_DURATIONS = "sizing/test-seconds"  # pytest's cache: each test's seconds in its last run
+_UNKNOWN_S = 1.0  # a test no run has timed yet
 
 
 def groups(items: list[pytest.Item]) -> dict[str, str]:
@@ -54,18 +61,31 @@ def groups(items: list[pytest.Item]) -> dict[str, str]:
 
 
 class SharedFixtureScheduling(LoadScopeScheduling):
-    """xdist's scope scheduling with one scope per group and one per ungrouped test. Scopes
-    go out largest first (xdist's reordering by test count), so the groups start early and
-    single tests fill in at the end."""
+    """xdist's scope scheduling with one scope per group and one per ungrouped test. The
+    first scopes go out largest first (xdist's reordering by test count), so the groups
+    start early; the rest by their seconds in the last run, longest first."""
 
     def __init__(self, config: pytest.Config, log=None) -> None:
         super().__init__(config, log)
         self._group_of: dict[str, str] = {}
 
     def schedule(self) -> None:
-        if self.collection is None:  # the first call: every worker has sent its collection
+        first = self.collection is None  # the first call: every worker sent its collection
+        if first:
             self._group_of = _read_groups(self.config)
         super().schedule()
+        if first:
+            self._longest_first()
+
+    def _longest_first(self) -> None:
+        """The queue left after the first units, the longest (by the last run) first."""
+        seconds = _durations(self.config)
+        if not seconds:
+            return
+        scopes = sorted(self.workqueue.items(), key=lambda item: -sum(
+            seconds.get(nodeid, _UNKNOWN_S) for nodeid in item[1]))
+        self.workqueue.clear()
+        self.workqueue.update(scopes)
 
     def _split_scope(self, nodeid: str) -> str:
         return self._group_of.get(nodeid, nodeid)
@@ -101,3 +121,32 @@ def remove_groups_folder(config: pytest.Config) -> None:
     folder = getattr(config, "_sizing_groups_folder", None)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _durations(config: pytest.Config) -> dict[str, float]:
+    cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
+    found = cache.get(_DURATIONS, {}) if cache is not None else {}
+    return found if isinstance(found, dict) else {}
+
+
+class Durations:
+    """Controller plugin (or the process of a run without xdist): each test's seconds, all
+    phases, kept in pytest's cache at the end for the next run's order; merged with the
+    record, so a run of a few tests keeps the others' times."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.timed: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.timed[report.nodeid] = self.timed.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_sessionfinish(self) -> None:
+        cache = getattr(self.config, "cache", None)
+        if cache is not None and self.timed:
+            cache.set(_DURATIONS, {**_durations(self.config), **self.timed})
+
+
+def record_durations(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the controller: workers' reports reach it
+        config.pluginmanager.register(Durations(config), "sizing-durations")
