@@ -167,7 +167,9 @@ class Store:
         known = self._catalog() if catalog is None else catalog
         missing = [t for t in tables if (t.schema, t.name) not in known]
         if not table_templates.copied(self.con, missing):
-            return catalog
+            # what was read stays true of a catalog only this store changes; of another,
+            # it is read again in the transaction
+            return known if self._catalog_is_own else catalog
         self._columns.clear()
         known.update({(t.schema, t.name): _declared(t) for t in missing})
         self._catalog_kept = known

@@ -125,6 +125,18 @@ def test_a_store_whose_catalog_is_its_own_makes_missing_tables_without_reading_i
     assert reads == []
 
 
+def test_a_run_s_first_ensure_of_many_tables_reads_the_catalog_once(tmp_path: Path,
+                                                                    monkeypatch):
+    """Reading it to see whether some are missing (store/table_templates.py) is the read
+    the ensure then uses, when the catalog is the store's own."""
+    many = [Table("raw", f"things_{i}", "Things seen.", V1.columns, lineage=False)
+            for i in range(10)]
+    Store(connect(tmp_path / "w.duckdb")).ensure(many)
+    reads = _counted_catalog_reads(monkeypatch)
+    assert Store(connect(tmp_path / "w.duckdb"), catalog_is_own=True).ensure(many) == set()
+    assert len(reads) == 1
+
+
 @pytest.mark.parametrize("own", [True, False])
 def test_a_table_s_columns_in_the_warehouse_s_order(tmp_path: Path, own: bool):
     """A bookkeeping table's added column comes last, wherever its declaration lists it;
