@@ -412,10 +412,7 @@ class Store:
         if kept is not None and table.key not in self._columns:
             self._columns[table.key] = [c for c in kept if c is not None]
         if table.key not in self._columns:
-            self._columns[table.key] = [r[0] for r in self.con.execute(
-                "SELECT column_name FROM duckdb_columns() WHERE database_name = "
-                "current_database() AND schema_name = ? AND table_name = ? "
-                "ORDER BY column_index", [table.schema, table.name]).fetchall()]
+            self._columns[table.key] = self.table_columns(table.schema, table.name)
         return self._columns[table.key]
 
     def replace_all(self, table: Table, rows: pl.DataFrame,
