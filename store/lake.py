@@ -94,13 +94,16 @@ def extension_files() -> list[Path]:
 
 
 def connect(lake: Lake, read_only: bool = False, as_of: AsOf | None = None,
-            sandboxed: bool = False, memory_limit: str | None = None
-            ) -> duckdb.DuckDBPyConnection:
+            sandboxed: bool = False, memory_limit: str | None = None,
+            threads: int | None = None) -> duckdb.DuckDBPyConnection:
     """The lake attached as the default catalog. `as_of` (read-only) reads a past snapshot;
-    `sandboxed` then turns external access off, as for the file backend's user queries."""
+    `sandboxed` then turns external access off, as for the file backend's user queries.
+    `memory_limit` and `threads`: DuckDB's, its defaults when None."""
     config: dict[str, Any] = dict(NO_DOWNLOADS)
     if memory_limit:
         config["memory_limit"] = memory_limit
+    if threads:
+        config["threads"] = threads
     con = duckdb.connect(config=config)
     try:
         for file in extension_files():

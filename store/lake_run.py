@@ -25,7 +25,7 @@ from typing import TypeVar
 
 from store import lake
 from store.lock import WarehouseBusy
-from store.store import WRITER_MEMORY_LIMIT, Store
+from store.store import WRITER_MEMORY_LIMIT, Store, writer_threads
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -55,7 +55,10 @@ class LakeRun:
             locks.hold_partitions(self.partitions)
             # the first attach creates the catalog's tables: two at once collide in PostgreSQL
             with locks.exclusive(ATTACH_KEY):
-                self.store = Store(lake.connect(self.where, memory_limit=WRITER_MEMORY_LIMIT))
+                # a writer's DuckDB threads, as for a file (store.writer_threads): a core is left
+                # to the run's parse, GX and chart workers
+                self.store = Store(lake.connect(self.where, memory_limit=WRITER_MEMORY_LIMIT,
+                                                threads=writer_threads()))
             if self.run_id:
                 con, run_id = self.store.con, self.run_id
                 self.store.on_begin = lambda: lake.label_snapshot(con, run_id)

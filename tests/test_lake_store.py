@@ -5,6 +5,7 @@ without the password."""
 
 from __future__ import annotations
 
+import os
 import threading
 
 import duckdb
@@ -109,6 +110,19 @@ def test_tables_in_a_lake_carry_their_comments(where):
     comment = store.query("SELECT comment FROM duckdb_tables() WHERE database_name = "
                           "current_database() AND table_name = 'ingestion_runs'").item()
     assert comment == INGESTION_RUNS.comments()[None]
+
+
+@pytest.mark.parametrize(("cores", "threads"), [({0, 1}, 1), ({0, 1, 2, 3}, 3)])
+def test_a_lake_writer_leaves_a_core_to_the_run_s_helper_processes(where, monkeypatch, cores,
+                                                                  threads):
+    """As a file's writer does (tests/test_store.py)."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cores, raising=False)
+    run = LakeRun(where, 5.0)
+    store = run.open()
+    try:
+        assert store.con.execute("SELECT current_setting('threads')").fetchone() == (threads,)
+    finally:
+        run.close()
 
 
 def test_settings_are_parsed_and_shown_without_the_password(monkeypatch, tmp_path):

@@ -97,6 +97,43 @@ def test_a_table_another_writer_changed_is_read_again_not_trusted(tmp_path: Path
     assert comments(store)["colour"] == "Its colour."
 
 
+def test_a_table_still_missing_is_probed_not_the_whole_catalog_read(tmp_path: Path,
+                                                                    monkeypatch):
+    """A cold lake run's derived steps each make one table its kept catalog lacks: a probe
+    of that table says it is still missing, and the catalog is not read again."""
+    store = Store(connect(tmp_path / "w.duckdb"))
+    store.ensure([V1])
+    reads = _counted_catalog_reads(monkeypatch)
+    others = Table("raw", "others", "Others seen.", V1.columns, lineage=False)
+    assert store.ensure([others]) == set()
+    assert reads == []
+    assert store.table_keys() == {"raw.things", "raw.others"}
+    assert store._column_order(others) == ["name", "count"]
+
+
+@pytest.mark.parametrize("columns", [V1.columns, (*V1.columns, text("colour", "Its colour."))],
+                         ids=["as declared", "other columns"])
+def test_a_table_another_writer_made_meanwhile_is_read_not_made_again(tmp_path: Path,
+                                                                       monkeypatch, columns):
+    """Missing from the kept catalog, but another writer made it since: the probe finds
+    it, the catalog is read again; a data table made as declared keeps its rows, one made
+    with other columns is recreated."""
+    store = Store(connect(tmp_path / "w.duckdb"))
+    store.ensure([V1])
+    data = Table("raw", "others", "Others seen.", V1.columns)
+    other_writer = Store(connect(tmp_path / "w.duckdb"))
+    other_writer.ensure([Table("raw", "others", "Others seen.", columns)])
+    other_writer.con.execute("INSERT INTO raw.others (name, count, source_file) "
+                             "VALUES ('bolt', 3, 'a.csv')")
+    reads = _counted_catalog_reads(monkeypatch)
+    as_declared = columns == V1.columns
+    assert store.ensure([data]) == (set() if as_declared else {"raw.others"})
+    assert len(reads) == 1
+    assert store.con.execute("SELECT count(*) FROM raw.others").fetchone() == \
+        ((1,) if as_declared else (0,))
+    assert store.table_columns("raw", "others") == data.column_names
+
+
 def test_a_kept_catalog_is_forgotten_with_a_rolled_back_transaction(tmp_path: Path):
     store = Store(connect(tmp_path / "w.duckdb"))
     store.ensure([V1])
