@@ -207,6 +207,15 @@ def copy_as_it_was(source: Path, target: Path) -> None:
                     ignore=shutil.ignore_patterns("*.lock"))
 
 
+def project_instance(folder: Path) -> str:
+    """A persistent Dagster instance in `folder`, configured as `make run` configures the
+    operator's (pipelines/dagster.yaml: the event log's connections kept open), for a test
+    whose subject needs runs and checks recorded across runs; its path, for DAGSTER_HOME."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(PROJECT / "pipelines" / "dagster.yaml", folder / "dagster.yaml")
+    return str(folder)
+
+
 @pytest.fixture
 def store(tmp_path: Path):
     """A new warehouse file, open for writing."""

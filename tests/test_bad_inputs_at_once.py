@@ -15,7 +15,7 @@ from pipelines.cli import main
 from reports.docs import all_tables
 from samples import generate
 from schemas.domains import domain_of
-from tests.conftest import copy_as_it_was
+from tests.conftest import copy_as_it_was, project_instance
 from tests.test_unattended import entries_on_disk, query
 
 EIGHT_GPU = "training/h100-pod-a/1-node/resnet50-bs256-8gpu.log"
@@ -91,7 +91,7 @@ def ingested(tmp_path_factory):
     generate.write(raw)
     add_every_bad_input(raw)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DAGSTER_HOME", str(root / "dagster"))  # as `make ui` uses it
+        patch.setenv("DAGSTER_HOME", project_instance(root / "dagster"))  # as `make ui` uses it
         assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
     return raw, warehouse
 
@@ -133,7 +133,7 @@ def test_a_second_run_and_the_report_succeed(ingested, tmp_path, monkeypatch):
     # a copy of the first run's folder (modification times kept: files unchanged since)
     copy_as_it_was(ingested[0].parent, tmp_path / "run")
     raw, warehouse = tmp_path / "run" / "raw", tmp_path / "run" / "w.duckdb"
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "run" / "dagster"))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "run" / "dagster"))  # copied with the run
     assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
     assert main(["report", "--warehouse", str(warehouse),
                  "--out", str(tmp_path / "report.html")]) == 0

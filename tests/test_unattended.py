@@ -21,6 +21,7 @@ from samples import generate
 from samples.training import training_files
 from schemas.core import INFERENCE_MEASUREMENTS
 from store.store import Store
+from tests.conftest import project_instance
 
 PA = "inference/h100-bm-01/perf_analyzer/bert_large_onnx-results.csv"
 TRAINING_LOG = "training/h100-vm-02/resnet50-bs256-1gpu.log"
@@ -320,7 +321,7 @@ def test_a_run_that_cannot_be_published_says_why_and_leaves_the_warehouse(ingest
 
 def test_the_summary_names_stale_tables_and_the_report_runs_after_a_no_op(tmp_path,
                                                                           monkeypatch, capsys):
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.setenv("DAGSTER_HOME", project_instance(tmp_path / "dagster"))
     raw, warehouse = tmp_path / "raw", tmp_path / "w.duckdb"
     generate.write(raw, training_files())  # what the broken table is built from
     monkeypatch.setattr("assets.training.tables.build_training_sizing",
@@ -330,7 +331,7 @@ def test_the_summary_names_stale_tables_and_the_report_runs_after_a_no_op(tmp_pa
     assert "STALE sizing.training_scaling: kept as built by run none; stale since run" in out
     assert "because ZeroDivisionError: division by zero" in out
     monkeypatch.undo()
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.setenv("DAGSTER_HOME", project_instance(tmp_path / "dagster"))
     assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
     assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0  # no-op
     assert "STALE" not in capsys.readouterr().out
@@ -349,7 +350,7 @@ def test_after_a_no_op_every_check_shows_its_verdict_carried_over(raw, tmp_path,
     """On a persistent instance, a run that finds nothing new leaves every check's latest
     evaluation a real verdict (not skipped, not planned), the one of the run before, said
     to be carried over from the run that evaluated it, with the asset's data version."""
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.setenv("DAGSTER_HOME", project_instance(tmp_path / "dagster"))
     warehouse = tmp_path / "w.duckdb"
     (raw / "inference/notes.json").write_text('{"request_throughput": ')  # one check fails
     assert main(["ingest", "--raw", str(raw), "--warehouse", str(warehouse)]) == 0
