@@ -25,11 +25,12 @@ run: $(INSTALLED) $(DAGSTER_HOME)/dagster.yaml
 
 ## test: install, lint, type-check every package, check the layer rules, then the whole
 ## test suite on TEST_WORKERS xdist workers (tests sharing a module or session fixture stay
-## on one: tests/xdist_scheduling.py). Three on two cores: a fifth of the suite's time is
-## spent waiting on the processes its tests start (`sizing ingest`, a Dagster daemon,
-## PostgreSQL), and a third worker fills it (docs/testing.md). Bytecode is written even
-## where the machine says not to (PYTHONDONTWRITEBYTECODE): pytest keeps the test modules it
-## rewrote for their asserts, and the next run's workers collect in 5 s instead of 9.
+## on one: tests/xdist_scheduling.py). Three on two cores, measured faster than two: a
+## worker waiting on a process its test started (`sizing ingest`, a Dagster daemon,
+## PostgreSQL) leaves its core to the others; four were no faster (docs/testing.md).
+## Bytecode is written even where the machine says not to (PYTHONDONTWRITEBYTECODE): pytest
+## keeps the test modules it rewrote for their asserts, and the next run's workers collect
+## in 5 s instead of 9.
 TEST_WORKERS ?= 3
 test: $(INSTALLED)
 	$(BIN)/ruff check .
