@@ -178,7 +178,7 @@ class Store:
         self._catalog_kept = known
         return known
 
-    def _ensure(self, tables: Iterable[Table],
+    def _ensure(self, tables: list[Table],
                 catalog: _Catalog | None) -> set[str]:
         self._columns.clear()
         for schema in SCHEMAS:
@@ -209,16 +209,15 @@ class Store:
         self._catalog_kept = catalog
         return recreated
 
-    def _catalog_for(self, tables: Iterable[Table]) -> _Catalog:
+    def _catalog_for(self, tables: list[Table]) -> _Catalog:
         """The catalog as it is now, for `ensure` to make `tables` as declared. Another
         writer may have changed it since it was kept (a lake's), so it is read again; but
         when a few tables are missing from the kept one and still missing from the
         warehouse (a cold lake run's derived steps, one table each), a probe says so in
         some 10 ms where reading every table of a lake takes 60-100 ms."""
-        wanted = list(tables)
         kept = self._catalog_kept
-        if kept is None or len(wanted) > PROBED_TABLES_MAX \
-                or any((t.schema, t.name) in kept or self._exists(t) for t in wanted):
+        if kept is None or len(tables) > PROBED_TABLES_MAX \
+                or any((t.schema, t.name) in kept or self._exists(t) for t in tables):
             return self._catalog()
         return dict(kept)
 
