@@ -6,7 +6,6 @@ WAL file is left once the instance is disposed of; a process keeps few connectio
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -19,6 +18,7 @@ from pipelines import instance_home, instance_storage
 from pipelines.definitions import defs
 from pipelines.instance_storage import PooledSqliteEventLogStorage
 from samples import generate
+from tests.conftest import project_instance
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -26,9 +26,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch) -> Path:
     folder = tmp_path / "dagster"
-    folder.mkdir()
-    shutil.copy(PROJECT / "pipelines" / "dagster.yaml", folder / "dagster.yaml")
-    monkeypatch.setenv("DAGSTER_HOME", str(folder))
+    monkeypatch.setenv("DAGSTER_HOME", project_instance(folder))
     return folder
 
 
